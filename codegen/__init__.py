@@ -1,0 +1,57 @@
+"""codegen: typed SDKs from JSON-Schema tool definitions, byte-identical on every run.
+
+The public API is imported lazily so `import codegen` (and the CLI) stay fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .errors import CodegenError, Diagnostic, InvalidInputError, UsageError
+    from .ir import Catalog
+    from .load import load_sources
+    from .model import ToolDefinition
+    from .pipeline import Compiled, compile_definitions, compile_sources, compile_value
+
+__all__ = [
+    "Catalog",
+    "CodegenError",
+    "Compiled",
+    "Diagnostic",
+    "InvalidInputError",
+    "ToolDefinition",
+    "UsageError",
+    "compile_definitions",
+    "compile_sources",
+    "compile_value",
+    "load_sources",
+]
+
+_LOCATIONS = {
+    "Catalog": "ir",
+    "CodegenError": "errors",
+    "Compiled": "pipeline",
+    "Diagnostic": "errors",
+    "InvalidInputError": "errors",
+    "ToolDefinition": "model",
+    "UsageError": "errors",
+    "compile_definitions": "pipeline",
+    "compile_sources": "pipeline",
+    "compile_value": "pipeline",
+    "load_sources": "load",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCATIONS:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LOCATIONS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

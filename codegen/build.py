@@ -1,0 +1,554 @@
+"""Build: normalized schemas to the frozen IR, with every type name decided here.
+
+Takes normalized tool schemas and returns a `Catalog` plus warnings. A keyword that changes
+a type but that no target can express (`not`, `if`/`then`/`else`, `dependentSchemas`, a remote
+`$ref`, ...) degrades only the node that holds it to `UnknownType`, with a warning naming the
+JSON pointer. Root names are claimed for every tool first, then each tool's nested names in
+tool order, so a tool's names never depend on another tool unless their names collide.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import ir
+from .docs import extract_docs, json_text, merge_docs
+from .errors import Diagnostic, join_pointer
+from .merge import MergeConflict, merge_schemas
+from .names import NameAllocator, camel_case, type_base
+from .normalize import DOC_KEYWORDS, TYPE_KEYWORDS, Normalized
+from .refs import RefResolver, Resolved
+
+INLINE_LIMIT = 64
+"""Deepest chain of inline containers (lists, tuples, maps) one annotation may hold; deeper
+nodes degrade, which keeps every annotation far inside Python's parser limits."""
+UNION_LIMIT = 4096
+"""Most arms one union may have; larger unions degrade."""
+
+_DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
+_KNOWN = frozenset(
+    DOC_KEYWORDS
+    | set().union(*TYPE_KEYWORDS.values())
+    | {
+        "type",
+        "enum",
+        "const",
+        "$ref",
+        "$defs",
+        "definitions",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentSchemas",
+        "$dynamicRef",
+        "$recursiveRef",
+        "$recursiveAnchor",
+        "example",
+        "nullable",
+        "discriminator",
+        "id",
+        "dependencies",
+        "dependentRequired",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "optional",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaInput:
+    """One tool's schemas after normalization, with where they sit in their source."""
+
+    name: str
+    description: str | None
+    title: str | None
+    source: str
+    input: Normalized
+    input_pointer: str
+    output: Normalized | None
+    output_pointer: str
+    annotations: Any = None
+    raw_input: Any = None
+    raw_output: Any = None
+
+
+def build_catalog(tools: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagnostic]]:
+    """The IR of a whole catalog, tools in code-point order of their names."""
+    ordered = sorted(tools, key=lambda t: t.name)
+    allocator = NameAllocator()
+    roots = [
+        (
+            allocator.claim(type_base(t.name) + "Args"),
+            allocator.claim(type_base(t.name) + "Output") if t.output else "",
+        )
+        for t in ordered
+    ]
+    diagnostics: list[Diagnostic] = []
+    built = []
+    for tool, (args_name, output_name) in zip(ordered, roots, strict=True):
+        builder = _ToolBuilder(tool, allocator, diagnostics)
+        built.append(builder.build(args_name, output_name))
+    return ir.Catalog(tuple(built)), diagnostics
+
+
+def build_type(schema: Any) -> ir.TypeNode:
+    """One type for a schema with no naming context: objects become maps of any value."""
+    from .normalize import normalize_schema
+
+    tool = SchemaInput("schema", None, None, "<schema>", normalize_schema(schema), "", None, "")
+    builder = _ToolBuilder(tool, NameAllocator(frozenset()), [], inline_objects=True)
+    return builder.root(tool.input, "Schema", "")
+
+
+@dataclass
+class _Scope:
+    """The schema document being built: its resolver, origins and pointer in the source."""
+
+    normalized: Normalized
+    resolver: RefResolver
+    pointer: str
+    root_name: str
+
+
+@dataclass
+class _ToolBuilder:
+    tool: SchemaInput
+    allocator: NameAllocator
+    diagnostics: list[Diagnostic]
+    inline_objects: bool = False
+    types: list[ir.NamedType] = field(default_factory=list)
+    names: dict[int, str] = field(default_factory=dict)
+    memo: dict[int, ir.TypeNode] = field(default_factory=dict)
+    busy: set[int] = field(default_factory=set)
+    aliased: dict[int, str] = field(default_factory=dict)
+    merged: dict[int, dict[str, Any]] = field(default_factory=dict)
+    scope: _Scope | None = None
+
+    # --- entry points ---------------------------------------------------------------------
+
+    def build(self, args_name: str, output_name: str) -> ir.Tool:
+        tool = self.tool
+        args = self.root(tool.input, args_name, tool.input_pointer)
+        output = (
+            self.root(tool.output, output_name, tool.output_pointer)
+            if tool.output is not None
+            else None
+        )
+        return ir.Tool(
+            name=tool.name,
+            description=tool.description,
+            title=tool.title,
+            args=args,
+            output=output,
+            types=tuple(self.types),
+            annotations=json_text(tool.annotations) if tool.annotations is not None else None,
+            input_schema=json_text(tool.raw_input if tool.raw_input is not None else {}),
+            output_schema=json_text(tool.raw_output) if tool.raw_output is not None else None,
+            source=tool.source,
+        )
+
+    def root(self, normalized: Normalized, name: str, pointer: str) -> ir.TypeNode:
+        self.scope = _Scope(normalized, RefResolver(normalized.schema), pointer, name)
+        self.memo.clear()
+        self.busy.clear()
+        self.aliased.clear()
+        self.names = {id(normalized.schema): name}
+        return self.node(normalized.schema, name, 0, home=True)
+
+    # --- diagnostics ----------------------------------------------------------------------
+
+    def where(self, node: Any, *tokens: str | int) -> str:
+        assert self.scope is not None
+        return join_pointer(self.scope.pointer + self.scope.normalized.origin(node), *tokens)
+
+    def degrade(self, node: Any, keyword: str, reason: str) -> ir.UnknownType:
+        self.diagnostics.append(
+            Diagnostic(
+                self.tool.source,
+                self.where(node, keyword),
+                f"{reason}; typed as any value",
+                "warning",
+            )
+        )
+        return ir.UnknownType(reason)
+
+    def warn(self, node: Any, keyword: str, message: str) -> None:
+        self.diagnostics.append(
+            Diagnostic(self.tool.source, self.where(node, keyword), message, "warning")
+        )
+
+    # --- the walk ---------------------------------------------------------------------------
+
+    def node(self, schema: Any, hint: str, inline: int, home: bool = False) -> ir.TypeNode:
+        """The type of one normalized schema node; `hint` is the name it would take as a
+        named type, `inline` how many inline containers enclose it."""
+        if not isinstance(schema, dict):
+            return ir.AnyType()
+        key = id(schema)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.busy:
+            return self._cycle(schema, hint)
+        self.busy.add(key)
+        try:
+            result = self._node(schema, hint, inline, home)
+        finally:
+            self.busy.discard(key)
+        if key in self.aliased:
+            name = self.aliased[key]
+            self.types.append(ir.AliasType(name, result, extract_docs(schema)))
+            result = ir.RefType(name)
+        self.memo[key] = result
+        return result
+
+    def _cycle(self, schema: dict[str, Any], hint: str) -> ir.TypeNode:
+        """A node reached again while it is being built: objects already have a name;
+        anything else becomes a named alias."""
+        if id(schema) in self.names:
+            return ir.RefType(self.names[id(schema)])
+        if self.inline_objects:
+            return ir.AnyType()
+        if id(schema) not in self.aliased:
+            self.aliased[id(schema)] = self.allocator.claim(hint)
+        return ir.RefType(self.aliased[id(schema)])
+
+    def _node(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
+        self._check_keywords(schema)
+        for keyword in _DEGRADING:
+            if keyword in schema:
+                if keyword == "not" and schema["not"] == {} and not _type_keywords(schema):
+                    return ir.NeverType()
+                return self.degrade(schema, keyword, f"{keyword!r} cannot be expressed")
+        if "$ref" in schema:
+            return self._ref(schema, inline)
+        if "allOf" in schema:
+            return self._all_of(schema, hint, inline)
+        if "anyOf" in schema and "oneOf" in schema:
+            return self.degrade(schema, "oneOf", "anyOf and oneOf on one node cannot be expressed")
+        for keyword in ("anyOf", "oneOf"):
+            if keyword in schema:
+                return self._union(schema, keyword, hint, inline)
+        if "const" in schema:
+            return self._literal(schema, [schema["const"]])
+        if isinstance(schema.get("enum"), list):
+            return self._literal(schema, schema["enum"])
+        kind = schema.get("type")
+        if not isinstance(kind, str):
+            kind = _inferred_type(schema)
+        if kind == "object":
+            return self._object(schema, hint, inline, home)
+        if kind == "array":
+            return self._array(schema, hint, inline)
+        if kind in ("string", "number", "integer", "boolean", "null"):
+            return ir.Primitive(kind)  # type: ignore[arg-type]
+        return ir.AnyType()
+
+    def _check_keywords(self, schema: dict[str, Any]) -> None:
+        for keyword in schema:
+            if keyword not in _KNOWN and not keyword.startswith(("x-", "$")):
+                self.warn(schema, keyword, f"unknown keyword {keyword!r} ignored")
+
+    # --- references -----------------------------------------------------------------------
+
+    def _ref(self, schema: dict[str, Any], inline: int) -> ir.TypeNode:
+        assert self.scope is not None
+        ref = schema["$ref"]
+        target = self.scope.resolver.resolve(ref) if isinstance(ref, str) else "bad $ref"
+        if isinstance(target, str):
+            return self.degrade(schema, "$ref", target)
+        hint = self._home_hint(target)
+        return self.node(target.node, hint, inline, home=True)
+
+    def _home_hint(self, target: Resolved) -> str:
+        """The name a referenced node takes: derived from where it lives, not from the
+        place that refers to it, so every reference agrees."""
+        assert self.scope is not None
+        name = self.scope.root_name
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in target.pointer.split("/")[1:]]
+        index = 0
+        while index < len(tokens):
+            token = tokens[index]
+            following = tokens[index + 1] if index + 1 < len(tokens) else None
+            if token in ("$defs", "definitions") and following is not None:
+                prefix = type_base(self.tool.name) if index == 0 else name
+                name = prefix + (camel_case(following) or "Def")
+                index += 2
+            elif token in ("properties", "patternProperties") and following is not None:
+                name += camel_case(following) or "Field"
+                index += 2
+            elif token in ("prefixItems", "anyOf", "oneOf") and following is not None:
+                name += str(int(following) + 1) if following.isdigit() else ""
+                index += 2
+            elif token == "additionalProperties":
+                name += "Value"
+                index += 1
+            else:
+                index += 2 if token == "allOf" else 1
+        return name
+
+    # --- combinators ----------------------------------------------------------------------
+
+    def _all_of(self, schema: dict[str, Any], hint: str, inline: int) -> ir.TypeNode:
+        assert self.scope is not None
+        arms: list[dict[str, Any]] = [{k: v for k, v in schema.items() if k != "allOf"}]
+        pending = list(schema["allOf"])
+        seen: set[int] = set()
+        while pending:
+            arm = pending.pop(0)
+            if arm is True or arm == {}:
+                continue
+            if not isinstance(arm, dict):
+                return ir.NeverType()
+            if "$ref" in arm:
+                target = self.scope.resolver.resolve(arm["$ref"])
+                if isinstance(target, str):
+                    return self.degrade(schema, "allOf", target)
+                if id(target.node) in self.busy or id(target.node) in seen:
+                    return self.degrade(
+                        schema, "allOf", "allOf through a recursive $ref cannot be merged"
+                    )
+                seen.add(id(target.node))
+                arm = {**target.node, **{k: v for k, v in arm.items() if k != "$ref"}}
+            if "allOf" in arm:
+                pending[:0] = list(arm["allOf"])
+                arm = {k: v for k, v in arm.items() if k != "allOf"}
+            arms.append(arm)
+        try:
+            merged = merge_schemas(arms)
+        except MergeConflict as conflict:
+            return self.degrade(schema, "allOf", str(conflict))
+        self.scope.normalized.origins[id(merged)] = self.scope.normalized.origin(schema)
+        self.merged[id(schema)] = merged
+        if id(schema) in self.names:
+            self.names[id(merged)] = self.names[id(schema)]
+        return self.node(merged, hint, inline)
+
+    def _union(self, schema: dict[str, Any], keyword: str, hint: str, inline: int) -> ir.TypeNode:
+        assert self.scope is not None
+        arms_schemas = schema[keyword]
+        if len(arms_schemas) > UNION_LIMIT:
+            return self.degrade(
+                schema,
+                keyword,
+                f"a union of {len(arms_schemas)} arms is larger than the limit of {UNION_LIMIT}",
+            )
+        base = {k: v for k, v in schema.items() if k != keyword and k not in DOC_KEYWORDS}
+        if base:
+            origins = self.scope.normalized.origins
+            merged_arms = []
+            for arm in arms_schemas:
+                if not isinstance(arm, dict):
+                    merged_arms.append(arm)
+                    continue
+                try:
+                    combined = merge_schemas([base, arm])
+                except MergeConflict:
+                    continue  # an arm that contradicts the base matches nothing
+                origins[id(combined)] = origins.get(id(arm), origins.get(id(schema), ""))
+                merged_arms.append(combined)
+            arms_schemas = merged_arms
+        hints = _arm_hints(hint, arms_schemas)
+        arms = [
+            self.node(arm, arm_hint, inline)
+            for arm, arm_hint in zip(arms_schemas, hints, strict=True)
+        ]
+        return union(arms)
+
+    def _literal(self, schema: dict[str, Any], values: list[Any]) -> ir.TypeNode:
+        scalars = [v for v in values if v is None or isinstance(v, str | int | float | bool)]
+        others = [v for v in values if not (v is None or isinstance(v, str | int | float | bool))]
+        if not others:
+            return ir.LiteralType(tuple(_dedupe(scalars))) if scalars else ir.NeverType()
+        kinds: list[ir.TypeNode] = [ir.LiteralType(tuple(_dedupe(scalars)))] if scalars else []
+        if any(isinstance(v, list) for v in others):
+            kinds.append(ir.ArrayType(ir.AnyType()))
+        if any(isinstance(v, dict) for v in others):
+            kinds.append(ir.MapType(ir.AnyType()))
+        return union(kinds)
+
+    # --- containers -----------------------------------------------------------------------
+
+    def _array(self, schema: dict[str, Any], hint: str, inline: int) -> ir.TypeNode:
+        if inline >= INLINE_LIMIT:
+            return self.degrade(schema, "items", f"arrays nested deeper than {INLINE_LIMIT} levels")
+        prefix = schema.get("prefixItems")
+        items = schema.get("items", True)
+        if isinstance(prefix, list):
+            built = tuple(
+                self.node(arm, f"{hint}{i + 1}", inline + 1) for i, arm in enumerate(prefix)
+            )
+            max_items = schema.get("maxItems")
+            closed = (
+                items is False
+                or items == {"not": {}}
+                or (isinstance(max_items, int) and max_items <= len(prefix))
+            )
+            rest = None if closed else self.node(items, hint, inline + 1)
+            minimum = schema.get("minItems", 0)
+            minimum = min(minimum, len(prefix)) if isinstance(minimum, int) else 0
+            return ir.TupleType(built, max(minimum, 0), rest)
+        if items is False or items == {"not": {}}:
+            return ir.TupleType((), 0, None)
+        return ir.ArrayType(self.node(items, hint, inline + 1))
+
+    def _object(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
+        extra = self._extra(schema, hint, inline)
+        if self.inline_objects or (not properties and extra is not None):
+            if inline >= INLINE_LIMIT:
+                return self.degrade(
+                    schema, "additionalProperties", f"maps nested deeper than {INLINE_LIMIT} levels"
+                )
+            return ir.MapType(ir.AnyType() if extra is None or self.inline_objects else extra)
+        name = self.names.get(id(schema)) or self.allocator.claim(hint)
+        self.names[id(schema)] = name
+        required = schema.get("required")
+        required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+        fields = []
+        for key, prop in properties.items():
+            field_hint = name + (camel_case(key) or "Field")
+            field_type = self.node(prop, field_hint, 0)
+            docs = extract_docs(self.merged.get(id(prop), prop))
+            if isinstance(prop, dict) and "$ref" in prop:
+                target = self.scope.resolver.resolve(prop["$ref"]) if self.scope else None
+                if isinstance(target, Resolved) and target.node is not prop:
+                    docs = merge_docs(docs, extract_docs(target.node))
+            fields.append(ir.Field(key, field_type, key in required, docs))
+        for key in required:
+            if key in properties:
+                continue
+            if extra is None:
+                self.warn(
+                    schema,
+                    "required",
+                    f"required key {key!r} is not in properties and the object is closed",
+                )
+                continue
+            fields.append(
+                ir.Field(key, extra, True, ir.Docs(notes=("required but not described",)))
+            )
+        docs = extract_docs(schema) if home else ir.EMPTY_DOCS
+        self.types.append(ir.ObjectType(name, tuple(fields), extra, docs))
+        return ir.RefType(name)
+
+    def _extra(self, schema: dict[str, Any], hint: str, inline: int) -> ir.TypeNode | None:
+        """Type of undeclared keys: None when closed."""
+        additional = schema.get("additionalProperties", schema.get("unevaluatedProperties", True))
+        patterns = schema.get("patternProperties")
+        pattern_types = (
+            [self.node(s, f"{hint}Value", inline + 1) for s in patterns.values()]
+            if isinstance(patterns, dict)
+            else []
+        )
+        if additional is False or additional == {"not": {}}:
+            return union(pattern_types) if pattern_types else None
+        if additional is True or additional == {}:
+            return ir.AnyType()
+        value = self.node(additional, f"{hint}Value", inline + 1)
+        return union([*pattern_types, value]) if pattern_types else value
+
+
+def _type_keywords(schema: dict[str, Any]) -> bool:
+    return any(k not in DOC_KEYWORDS and k != "not" for k in schema)
+
+
+def _inferred_type(schema: dict[str, Any]) -> str | None:
+    """The type a node without `type` clearly means: the one family its keywords belong to."""
+    families = {
+        kind
+        for kind, keywords in TYPE_KEYWORDS.items()
+        if kind != "integer" and any(k in schema for k in keywords)
+    }
+    if "format" in schema and len(families) > 1:
+        families.discard("string")
+    return families.pop() if len(families) == 1 else None
+
+
+def _dedupe(values: list[Any]) -> list[Any]:
+    seen: set[tuple[str, Any]] = set()
+    result = []
+    for value in values:
+        key = (type(value).__name__, json.dumps(value))
+        if key not in seen:
+            seen.add(key)
+            result.append(value)
+    return result
+
+
+def _arm_hints(hint: str, arms: list[Any]) -> list[str]:
+    """Names for union arms: a discriminating `const`, else distinct titles, else 1, 2, ..."""
+    objects = [
+        a
+        for a in arms
+        if isinstance(a, dict) and "$ref" not in a and isinstance(a.get("properties"), dict)
+    ]
+    if len(objects) >= 2:
+        for key in objects[0]["properties"]:
+            values = [_const_of(a["properties"].get(key)) for a in objects]
+            parts = [camel_case(v) if isinstance(v, str) else "" for v in values]
+            if all(parts) and len(set(parts)) == len(parts):
+                by_arm = dict(zip(map(id, objects), parts, strict=True))
+                return [
+                    hint + by_arm[id(a)] if id(a) in by_arm else f"{hint}{i + 1}"
+                    for i, a in enumerate(arms)
+                ]
+        titles = [
+            camel_case(a["title"]) if isinstance(a.get("title"), str) else "" for a in objects
+        ]
+        if all(titles) and len(set(titles)) == len(titles):
+            by_arm = dict(zip(map(id, objects), titles, strict=True))
+            return [
+                hint + by_arm[id(a)] if id(a) in by_arm else f"{hint}{i + 1}"
+                for i, a in enumerate(arms)
+            ]
+    return [f"{hint}{i + 1}" for i in range(len(arms))]
+
+
+def _const_of(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        return schema["const"]
+    values = schema.get("enum")
+    return values[0] if isinstance(values, list) and len(values) == 1 else None
+
+
+def union(arms: Sequence[ir.TypeNode]) -> ir.TypeNode:
+    """A flattened union: nested unions spliced in, duplicates and never-arms dropped,
+    literal arms folded into one `LiteralType` at the first literal's place."""
+    flat: list[ir.TypeNode] = []
+    stack = list(reversed(arms))
+    while stack:
+        arm = stack.pop()
+        if isinstance(arm, ir.UnionType):
+            stack.extend(reversed(arm.arms))
+        elif isinstance(arm, ir.AnyType):
+            return ir.AnyType()
+        elif not isinstance(arm, ir.NeverType):
+            flat.append(arm)
+    literals = [v for arm in flat if isinstance(arm, ir.LiteralType) for v in arm.values]
+    result: list[ir.TypeNode] = []
+    seen: set[str] = set()
+    for arm in flat:
+        if isinstance(arm, ir.LiteralType):
+            if "literal" in seen:
+                continue
+            seen.add("literal")
+            result.append(ir.LiteralType(tuple(_dedupe(literals))))
+            continue
+        key = repr(arm)
+        if key not in seen:
+            seen.add(key)
+            result.append(arm)
+    if not result:
+        return ir.NeverType()
+    return result[0] if len(result) == 1 else ir.UnionType(tuple(result))

@@ -1,0 +1,136 @@
+"""The `codegen` command line.
+
+Exit codes: 0 success, 1 invalid input (diagnostics printed), 2 bad usage, an unreadable
+source, or an internal error. The CLI never prints a traceback. Heavy modules are imported
+inside the command that needs them, so start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from .errors import CodegenError, Diagnostic, UsageError
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+EPILOG = """exit status:
+  0  success
+  1  invalid input: the diagnostics say what and where
+  2  bad usage, an unreadable source, or an internal error
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so usage errors share one exit path."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _add_sources(parser: argparse.ArgumentParser) -> None:
+    from .formats import FORMATS
+
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="tool definition file, directory, or - for stdin",
+    )
+    parser.add_argument(
+        "--format",
+        default="auto",
+        choices=("auto", *FORMATS),
+        help="input format (default: detect each record's format)",
+    )
+    parser.add_argument(
+        "--namespace",
+        action="store_true",
+        help="prefix each tool name with its source's name and '__'",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="codegen",
+        description="Typed SDKs from JSON-Schema tool definitions.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    validate = commands.add_parser(
+        "validate",
+        help="check tool definitions and report every problem",
+        description="Load, validate and normalize tool definitions; print one "
+        "'source:pointer: level: message' line per problem.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_sources(validate)
+    validate.add_argument("--quiet", "-q", action="store_true", help="print errors only")
+    validate.set_defaults(handler=_validate)
+    return parser
+
+
+def _print_diagnostics(
+    diagnostics: Sequence[Diagnostic], stream: TextIO, errors_only: bool = False
+) -> None:
+    for diagnostic in diagnostics:
+        if diagnostic.is_error or not errors_only:
+            stream.write(diagnostic.format() + "\n")
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from .pipeline import compile_sources
+
+    compiled = compile_sources(args.sources, fmt=args.format, namespace=args.namespace)
+    _print_diagnostics(compiled.diagnostics, sys.stdout, errors_only=args.quiet)
+    errors, warnings = len(compiled.errors), len(compiled.warnings)
+    tools = len(compiled.definitions)
+    sys.stderr.write(
+        f"{tools} tool{'s' * (tools != 1)}: {errors} error{'s' * (errors != 1)}, "
+        f"{warnings} warning{'s' * (warnings != 1)}\n"
+    )
+    return EXIT_INVALID if errors else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (the console script exits with it)."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.version:
+            from importlib.metadata import version
+
+            sys.stdout.write(f"codegen {version('codegen')}\n")
+            return EXIT_OK
+        handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        return handler(args)
+    except CodegenError as error:
+        sys.stderr.write(
+            f"codegen: {error}\n" if not str(error).startswith("codegen") else f"{error}\n"
+        )
+        return error.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("codegen: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as error:
+        sys.stderr.write(
+            f"codegen: internal error: {type(error).__name__}: {error}\n"
+            "This is a bug in codegen; please report it with the input that "
+            "caused it.\n"
+        )
+        return EXIT_USAGE
+
+
+def run() -> None:
+    sys.exit(main())

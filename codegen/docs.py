@@ -1,0 +1,111 @@
+"""Documentation keywords of a schema node, collected into an `ir.Docs`.
+
+None of these keywords changes a type; renderers surface the ones a caller needs (default,
+range, length, format, pattern, deprecated) next to the field.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .ir import EMPTY_DOCS, Docs
+
+CONSTRAINTS = (
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+    "contentMediaType",
+    "contentEncoding",
+)
+"""Constraint keywords kept for documentation, in the order renderers show them."""
+
+
+def json_text(value: Any) -> str:
+    """Compact, exact JSON text of a value (non-ASCII kept, big integers exact)."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
+    """The documentation of one schema node (a dict; anything else has none)."""
+    if not isinstance(node, dict):
+        return Docs(notes=notes) if notes else EMPTY_DOCS
+    examples: tuple[str, ...] = ()
+    if isinstance(node.get("examples"), list):
+        examples = tuple(json_text(v) for v in node["examples"])
+    elif "example" in node:
+        examples = (json_text(node["example"]),)
+    constraints = tuple(
+        (k, json_text(node[k])) for k in CONSTRAINTS if k in node and _is_bound(k, node[k])
+    )
+    notes = (*notes, *_key_notes(node))
+    docs = Docs(
+        description=_string(node.get("description")),
+        title=_string(node.get("title")),
+        default=json_text(node["default"]) if "default" in node else None,
+        examples=examples,
+        format=_string(node.get("format")),
+        pattern=_string(node.get("pattern")),
+        constraints=constraints,
+        deprecated=node.get("deprecated") is True,
+        read_only=node.get("readOnly") is True,
+        write_only=node.get("writeOnly") is True,
+        notes=notes,
+    )
+    return EMPTY_DOCS if docs == EMPTY_DOCS else docs
+
+
+def _key_notes(node: dict[str, Any]) -> tuple[str, ...]:
+    """What `patternProperties` and `propertyNames` say about the keys of an object."""
+    notes = []
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, dict) and patterns:
+        notes.append("other keys match " + " or ".join(map(json_text, patterns)))
+    names = node.get("propertyNames")
+    if isinstance(names, dict) and isinstance(names.get("pattern"), str):
+        notes.append(f"keys match {json_text(names['pattern'])}")
+    return tuple(notes)
+
+
+def _is_bound(keyword: str, value: Any) -> bool:
+    if keyword == "uniqueItems":
+        return value is True
+    if keyword in ("contentMediaType", "contentEncoding"):
+        return isinstance(value, str)
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def merge_docs(outer: Docs, inner: Docs) -> Docs:
+    """Docs of a reference site over the docs of its target: the site's keywords win."""
+    if inner.is_empty():
+        return outer
+    if outer.is_empty():
+        return inner
+    return Docs(
+        description=outer.description or inner.description,
+        title=outer.title or inner.title,
+        default=outer.default if outer.default is not None else inner.default,
+        examples=outer.examples or inner.examples,
+        format=outer.format or inner.format,
+        pattern=outer.pattern or inner.pattern,
+        constraints=outer.constraints or inner.constraints,
+        deprecated=outer.deprecated or inner.deprecated,
+        read_only=outer.read_only or inner.read_only,
+        write_only=outer.write_only or inner.write_only,
+        notes=tuple(dict.fromkeys(outer.notes + inner.notes)),
+    )

@@ -1,0 +1,220 @@
+"""Recognise the real-world tool formats by shape and turn each record into a `ToolDefinition`.
+
+Formats: our own / MCP (`inputSchema`), an MCP `tools/list` result, OpenAI Chat Completions
+(`{"type": "function", "function": {...}}`) and Responses (`{"type": "function", "name": ...}`)
+tools, Anthropic tools (`input_schema`) and BFCL function docs (`parameters` in the BFCL
+dialect, or records with a `function` list). Containers: one tool, a list, or an object
+with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Diagnostic, join_pointer
+from .model import ToolDefinition
+from .validate import check_envelope
+
+FORMATS = ("mcp", "openai", "anthropic", "bfcl")
+"""Names accepted by `--format`; `auto` (the default) detects each record's format."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where one format keeps each field of a tool, as paths inside the record."""
+
+    format: str
+    name: tuple[str, ...]
+    description: tuple[str, ...]
+    input_schema: tuple[str, ...]
+    output_schema: tuple[str, ...] | None = None
+    title: tuple[str, ...] | None = None
+    annotations: tuple[str, ...] | None = None
+
+
+_MCP = _Layout(
+    "mcp",
+    ("name",),
+    ("description",),
+    ("inputSchema",),
+    ("outputSchema",),
+    ("title",),
+    ("annotations",),
+)
+_OPENAI_CHAT = _Layout(
+    "openai", ("function", "name"), ("function", "description"), ("function", "parameters")
+)
+_OPENAI_RESPONSES = _Layout("openai", ("name",), ("description",), ("parameters",))
+_ANTHROPIC = _Layout("anthropic", ("name",), ("description",), ("input_schema",))
+_BFCL = _Layout("bfcl", ("name",), ("description",), ("parameters",), ("response",))
+
+_SCHEMA_KEYS = ("inputSchema", "input_schema", "parameters")
+
+
+def _classify(record: Any) -> _Layout | str | None:
+    """The layout of a tool record, `"bfcl-record"` for a BFCL test record, `"server-tool"`
+    for a provider built-in without a schema, or None when it is not a tool at all."""
+    if not isinstance(record, dict):
+        return None
+    kind = record.get("type")
+    if kind == "function" and isinstance(record.get("function"), dict):
+        return _OPENAI_CHAT
+    if kind == "function" and "name" in record:
+        return _OPENAI_RESPONSES
+    if "inputSchema" in record:
+        return _MCP
+    if "input_schema" in record:
+        return _ANTHROPIC
+    if isinstance(record.get("function"), list):
+        return "bfcl-record"
+    if "parameters" in record and "name" in record:
+        return _BFCL
+    if isinstance(kind, str) and kind not in ("function", "custom") and "name" in record:
+        return "server-tool"
+    if "name" in record:
+        return _MCP
+    return None
+
+
+def _forced(fmt: str, record: Any) -> _Layout | str | None:
+    """The layout when `--format` names one: only that format's shapes are accepted."""
+    detected = _classify(record)
+    if fmt == "bfcl" and detected == "bfcl-record":
+        return detected
+    if isinstance(detected, _Layout) and detected.format == fmt:
+        return detected
+    if fmt == "bfcl" and isinstance(record, dict) and "name" in record:
+        return _BFCL
+    if fmt == "mcp" and isinstance(record, dict) and "name" in record:
+        return _MCP
+    if fmt == "openai" and isinstance(record, dict) and "parameters" in record:
+        return _OPENAI_RESPONSES
+    return None
+
+
+def _get(record: dict[str, Any], path: tuple[str, ...]) -> tuple[bool, Any]:
+    node: Any = record
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return False, None
+        node = node[key]
+    return True, node
+
+
+def _records(document: Any) -> Iterator[tuple[Any, str]]:
+    """Records of a container: a list, an object with a `tools` list, or one record."""
+    if isinstance(document, list):
+        for index, item in enumerate(document):
+            yield item, join_pointer("", index)
+    elif isinstance(document, dict) and isinstance(document.get("tools"), list):
+        for index, item in enumerate(document["tools"]):
+            yield item, join_pointer("", "tools", index)
+    else:
+        yield document, ""
+
+
+def server_name(document: Any) -> str | None:
+    """The `server` field of an MCP server dump, used for `--namespace`."""
+    if isinstance(document, dict) and isinstance(document.get("server"), str):
+        return document["server"] or None
+    return None
+
+
+def extract_tools(
+    document: Any, source: str, fmt: str = "auto"
+) -> tuple[list[ToolDefinition], list[Diagnostic]]:
+    """All tools in one decoded document, and diagnostics for records that are not tools."""
+    tools: list[ToolDefinition] = []
+    diagnostics: list[Diagnostic] = []
+    pending = list(_records(document))
+    while pending:
+        record, pointer = pending.pop(0)
+        layout = _classify(record) if fmt == "auto" else _forced(fmt, record)
+        if layout == "bfcl-record":
+            functions = record["function"]
+            pending[:0] = [
+                (item, join_pointer(pointer, "function", i)) for i, item in enumerate(functions)
+            ]
+            continue
+        if layout == "server-tool":
+            diagnostics.append(
+                Diagnostic(
+                    source,
+                    pointer,
+                    f"built-in tool of type {record['type']!r} has no schema; skipped",
+                    "warning",
+                )
+            )
+            continue
+        if not isinstance(layout, _Layout):
+            expected = "a tool definition" if fmt == "auto" else f"a tool in the {fmt!r} format"
+            diagnostics.append(Diagnostic(source, pointer, f"not {expected}: {_shape(record)}"))
+            continue
+        tool, problems = _convert(record, layout, source, pointer)
+        diagnostics.extend(problems)
+        if tool is not None:
+            tools.append(tool)
+    return tools, diagnostics
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, dict):
+        keys = ", ".join(sorted(map(repr, value))[:6])
+        return f"an object with keys {keys}" if value else "an empty object"
+    names = {
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }
+    return names.get(type(value), "null")
+
+
+def _convert(
+    record: dict[str, Any], layout: _Layout, source: str, pointer: str
+) -> tuple[ToolDefinition | None, list[Diagnostic]]:
+    fields: dict[str, tuple[bool, Any, str]] = {}
+    for field_name in (
+        "name",
+        "description",
+        "input_schema",
+        "output_schema",
+        "title",
+        "annotations",
+    ):
+        path = getattr(layout, field_name)
+        if path is None:
+            fields[field_name] = (False, None, "")
+            continue
+        present, value = _get(record, path)
+        fields[field_name] = (present, value, join_pointer(pointer, *path))
+    problems = check_envelope(fields, source, pointer)
+    if any(p.is_error for p in problems):
+        return None, problems
+    has_input, input_schema, input_pointer = fields["input_schema"]
+    if not has_input:
+        input_schema = {"type": "object", "properties": {}}
+        if layout.format == "mcp":
+            problems.append(
+                Diagnostic(
+                    source, pointer, "no inputSchema; the tool takes an empty object", "warning"
+                )
+            )
+    has_output, output_schema, output_pointer = fields["output_schema"]
+    return ToolDefinition(
+        name=fields["name"][1],
+        description=fields["description"][1],
+        input_schema=input_schema,
+        output_schema=output_schema if has_output else None,
+        title=fields["title"][1],
+        annotations=fields["annotations"][1],
+        source=source,
+        pointer=pointer,
+        input_pointer=input_pointer,
+        output_pointer=output_pointer,
+        format=layout.format,
+        dialect="bfcl" if layout is _BFCL else "json-schema",
+    ), problems

@@ -1,0 +1,300 @@
+"""The intermediate representation every renderer reads.
+
+Frozen, slotted dataclasses holding tuples only, so a catalog can be shared, cached and
+compared, and no renderer can change what another one sees. Type nodes form a small closed
+set; named object types carry their fields in schema order; names are final (decided once
+in `build`). JSON values kept for documentation (defaults, examples, constraint bounds) are
+stored as compact JSON text so they stay immutable and exact (big integers included).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, Literal, TypeAlias
+
+Scalar: TypeAlias = str | int | float | bool | None
+PrimitiveKind = Literal["string", "number", "integer", "boolean", "null"]
+
+
+@dataclass(frozen=True, slots=True)
+class Docs:
+    """Documentation keywords of one schema node; none of them changes the type."""
+
+    description: str | None = None
+    title: str | None = None
+    default: str | None = None
+    examples: tuple[str, ...] = ()
+    format: str | None = None
+    pattern: str | None = None
+    constraints: tuple[tuple[str, str], ...] = ()
+    deprecated: bool = False
+    read_only: bool = False
+    write_only: bool = False
+    notes: tuple[str, ...] = ()
+
+    def is_empty(self) -> bool:
+        return self == EMPTY_DOCS
+
+
+EMPTY_DOCS = Docs()
+
+
+@dataclass(frozen=True, slots=True)
+class Primitive:
+    kind: PrimitiveKind
+
+
+@dataclass(frozen=True, slots=True)
+class AnyType:
+    """The schema accepts any JSON value (`{}`, `true`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NeverType:
+    """The schema accepts no value (`false`, `{"not": {}}`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralType:
+    """`enum` / `const` of scalar values, in schema order."""
+
+    values: tuple[Scalar, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    items: TypeNode
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType:
+    """`prefixItems`: positional items, how many are required, and the type of any further
+    items (None when no more are allowed)."""
+
+    items: tuple[TypeNode, ...]
+    min_items: int
+    rest: TypeNode | None
+
+
+@dataclass(frozen=True, slots=True)
+class MapType:
+    """An object with no declared properties whose values all have one type."""
+
+    values: TypeNode
+
+
+@dataclass(frozen=True, slots=True)
+class RefType:
+    """A reference to a named type of the same catalog."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnionType:
+    arms: tuple[TypeNode, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownType:
+    """A node degraded because the schema says something no target can express."""
+
+    reason: str
+
+
+TypeNode: TypeAlias = (
+    Primitive
+    | AnyType
+    | NeverType
+    | LiteralType
+    | ArrayType
+    | TupleType
+    | MapType
+    | RefType
+    | UnionType
+    | UnknownType
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    key: str
+    type: TypeNode
+    required: bool
+    docs: Docs = EMPTY_DOCS
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectType:
+    """A named object: fields in schema order; `extra` is the type of undeclared keys, None
+    when the object is closed (`additionalProperties: false`)."""
+
+    name: str
+    fields: tuple[Field, ...]
+    extra: TypeNode | None
+    docs: Docs = EMPTY_DOCS
+
+
+@dataclass(frozen=True, slots=True)
+class AliasType:
+    """A named non-object type; only needed where a type refers to itself."""
+
+    name: str
+    target: TypeNode
+    docs: Docs = EMPTY_DOCS
+
+
+NamedType: TypeAlias = ObjectType | AliasType
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One tool. `types` are its named types, each declared after the types it uses
+    (except through recursion)."""
+
+    name: str
+    description: str | None
+    title: str | None
+    args: TypeNode
+    output: TypeNode | None
+    types: tuple[NamedType, ...]
+    annotations: str | None = None
+    input_schema: str = "{}"
+    output_schema: str | None = None
+    source: str = "<memory>"
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """Tools sorted by name in code-point order."""
+
+    tools: tuple[Tool, ...]
+
+    @property
+    def types(self) -> tuple[NamedType, ...]:
+        return tuple(t for tool in self.tools for t in tool.types)
+
+    def tool(self, name: str) -> Tool:
+        for tool in self.tools:
+            if tool.name == name:
+                return tool
+        raise KeyError(name)
+
+
+def to_data(value: Any) -> Any:
+    """The IR as plain JSON data (class name under `"node"`), for snapshots and debugging."""
+    if is_dataclass(value) and not isinstance(value, type):
+        data: dict[str, Any] = {"node": type(value).__name__}
+        for item in fields(value):
+            member = getattr(value, item.name)
+            if (
+                member is None
+                or member is False
+                or member == ()
+                or (isinstance(member, Docs) and member.is_empty())
+            ):
+                continue
+            data[item.name] = to_data(member)
+        return data
+    if isinstance(value, tuple):
+        return [to_data(v) for v in value]
+    return value
+
+
+def dump(catalog: Catalog) -> str:
+    """Stable, readable JSON text of a catalog's IR."""
+    return json.dumps(to_data(catalog), indent=1, ensure_ascii=False) + "\n"
+
+
+_INVISIBLE = re.compile(
+    "[\x7f-\x9f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ud800-\udfff]"
+)
+
+
+def _quote(value: Any) -> str:
+    """JSON text that is valid UTF-8 and shows invisible characters as escapes."""
+    text = json.dumps(value, ensure_ascii=False)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def type_text(node: TypeNode) -> str:
+    """A target-neutral spelling of a type, for the readable IR dump."""
+    if isinstance(node, Primitive):
+        return node.kind
+    if isinstance(node, AnyType):
+        return "any"
+    if isinstance(node, NeverType):
+        return "never"
+    if isinstance(node, LiteralType):
+        return "literal(" + ", ".join(_quote(v) for v in node.values) + ")"
+    if isinstance(node, ArrayType):
+        return f"array<{type_text(node.items)}>"
+    if isinstance(node, TupleType):
+        parts = [type_text(item) for item in node.items]
+        rest = "closed" if node.rest is None else f"rest {type_text(node.rest)}"
+        return f"tuple<{', '.join(parts)}; min {node.min_items}; {rest}>"
+    if isinstance(node, MapType):
+        return f"map<{type_text(node.values)}>"
+    if isinstance(node, RefType):
+        return node.name
+    if isinstance(node, UnionType):
+        return " | ".join(type_text(arm) for arm in node.arms)
+    return f"unknown({_quote(node.reason)})"
+
+
+def _docs_lines(docs: Docs, indent: str) -> list[str]:
+    lines = []
+    for item in fields(docs):
+        value = getattr(docs, item.name)
+        if value is None or value is False or value == ():
+            continue
+        if item.name == "constraints":
+            text = ", ".join(f"{k}={v}" for k, v in value)
+        elif isinstance(value, tuple):
+            text = ", ".join(value)
+        elif isinstance(value, bool):
+            text = ""
+        else:
+            text = _quote(value)
+        lines.append(f"{indent}@{item.name} {text}".rstrip())
+    return lines
+
+
+def describe(catalog: Catalog) -> str:
+    """A readable, stable text form of the IR, pinned by the IR snapshots."""
+    lines: list[str] = []
+    for tool in catalog.tools:
+        lines.append(f"tool {_quote(tool.name)}")
+        for label, value in (
+            ("title", tool.title),
+            ("description", tool.description),
+            ("annotations", tool.annotations),
+        ):
+            if value is not None:
+                shown = value if label == "annotations" else _quote(value)
+                lines.append(f"  {label}: {shown}")
+        lines.append(f"  args: {type_text(tool.args)}")
+        lines.append(f"  output: {type_text(tool.output) if tool.output else '(none)'}")
+        for named in tool.types:
+            if isinstance(named, AliasType):
+                lines.append(f"  alias {named.name} = {type_text(named.target)}")
+                lines.extend(_docs_lines(named.docs, "    "))
+                continue
+            extra = (
+                "closed"
+                if named.extra is None
+                else "open"
+                if isinstance(named.extra, AnyType)
+                else f"extra {type_text(named.extra)}"
+            )
+            lines.append(f"  object {named.name} ({extra})")
+            lines.extend(_docs_lines(named.docs, "    "))
+            for item in named.fields:
+                mark = "" if item.required else "?"
+                key = _quote(item.key)
+                lines.append(f"    {key}{mark}: {type_text(item.type)}")
+                lines.extend(_docs_lines(item.docs, "      "))
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,463 @@
+"""Normalization: small named rules that rewrite schemas into one canonical spelling.
+
+Each rule is a pure function from one schema node to a new node (the input is never
+mutated). `normalize_schema` applies them to every node of a tree without recursion and
+remembers, for every node it creates, the JSON pointer of the node it came from, so later
+warnings point into the file the user wrote.
+
+Canonical form after normalization:
+- every schema is a dict (boolean schemas become `{}` and `{"not": {}}`);
+- `type` is a single string (type arrays and OpenAPI `nullable` become `anyOf`);
+- a one-value `enum` is a `const`;
+- tuples use `prefixItems` (legacy array `items` and `additionalItems` are translated);
+- `definitions` is `$defs` and `$ref`s follow the rename;
+- draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` are numbers;
+- `$ref` with type-changing siblings becomes `allOf` (2019-09 and later), or loses them
+  (draft-07 and earlier, where siblings of `$ref` are ignored).
+The BFCL dialect rule runs first, before validation, because that dialect is not JSON Schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from .errors import join_pointer
+
+Schema = Any
+
+SINGLE_KEYWORDS = frozenset(
+    {
+        "additionalProperties",
+        "additionalItems",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+        "items",
+    }
+)
+LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+MAP_KEYWORDS = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "$defs",
+        "definitions",
+        "dependentSchemas",
+    }
+)
+DOC_KEYWORDS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$vocabulary",
+    }
+)
+TYPE_KEYWORDS = {
+    "string": frozenset(
+        {
+            "minLength",
+            "maxLength",
+            "pattern",
+            "format",
+            "contentMediaType",
+            "contentEncoding",
+            "contentSchema",
+        }
+    ),
+    "number": frozenset(
+        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
+    ),
+    "array": frozenset(
+        {
+            "items",
+            "prefixItems",
+            "additionalItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedItems",
+        }
+    ),
+    "object": frozenset(
+        {
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "dependencies",
+            "unevaluatedProperties",
+        }
+    ),
+}
+TYPE_KEYWORDS["integer"] = TYPE_KEYWORDS["number"]
+JSON_TYPES = ("string", "number", "integer", "boolean", "null", "array", "object")
+MODERN_DRAFTS = frozenset({"2019-09", "2020-12"})
+
+BFCL_TYPES = {
+    "dict": "object",
+    "HashMap": "object",
+    "Map": "object",
+    "object": "object",
+    "float": "number",
+    "double": "number",
+    "Double": "number",
+    "Float": "number",
+    "long": "integer",
+    "Long": "integer",
+    "int": "integer",
+    "Integer": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "String": "string",
+    "str": "string",
+    "char": "string",
+    "Character": "string",
+    "Boolean": "boolean",
+    "bool": "boolean",
+    "tuple": "array",
+    "list": "array",
+    "Array": "array",
+    "ArrayList": "array",
+    "List": "array",
+    "Set": "array",
+}
+"""BFCL and Java type names and the JSON-Schema type each stands for; `any` and `""` mean
+any value and are removed."""
+
+
+# --- node rules --------------------------------------------------------------------------
+
+
+def boolean_schema(node: Schema) -> Schema:
+    """`true` accepts anything (`{}`), `false` accepts nothing (`{"not": {}}`)."""
+    if node is True:
+        return {}
+    if node is False:
+        return {"not": {}}
+    return node
+
+
+def bfcl_dialect(node: dict[str, Any]) -> dict[str, Any]:
+    """BFCL/Java type names to JSON Schema, and the non-standard `optional` flag of a
+    property to the parent's `required` list."""
+    result = dict(node)
+    kind = result.get("type")
+    if isinstance(kind, str):
+        if kind in ("any", "", "Any", "Object") and kind != "object":
+            del result["type"]
+        elif kind in BFCL_TYPES:
+            result["type"] = BFCL_TYPES[kind]
+    properties = result.get("properties")
+    if isinstance(properties, dict):
+        optional = {
+            k for k, v in properties.items() if isinstance(v, dict) and v.get("optional") is True
+        }
+        required = result.get("required")
+        if optional and isinstance(required, list):
+            result["required"] = [k for k in required if k not in optional]
+        result["properties"] = {
+            k: (
+                {key: val for key, val in v.items() if key != "optional"}
+                if isinstance(v, dict) and "optional" in v
+                else v
+            )
+            for k, v in properties.items()
+        }
+    return result
+
+
+def type_array_to_union(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`{"type": ["string", "null"], ...}` to an `anyOf` with one arm per type, each arm
+    keeping the keywords that apply to its type. Returns the node and the new arms."""
+    kinds = node.get("type")
+    if not isinstance(kinds, list):
+        return node, []
+    unique = list(dict.fromkeys(k for k in kinds if isinstance(k, str)))
+    if len(unique) != len(kinds):
+        return node, []  # malformed; validation reports it
+    if len(unique) == 1:
+        result = dict(node)
+        result["type"] = unique[0]
+        return result, []
+    if not unique:
+        result = {k: v for k, v in node.items() if k != "type"}
+        return {**result, "not": {}}, []
+    typed = set().union(*TYPE_KEYWORDS.values())
+    shared = {
+        k: v
+        for k, v in node.items()
+        if k != "type" and k not in typed and k not in ("enum", "const")
+    }
+    arms = []
+    for kind in unique:
+        arm: dict[str, Any] = {"type": kind}
+        arm.update((k, v) for k, v in node.items() if k in TYPE_KEYWORDS.get(kind, ()))
+        if "const" in node:
+            if not _matches_type(node["const"], kind):
+                continue
+            arm["const"] = node["const"]
+        if isinstance(node.get("enum"), list):
+            values = [v for v in node["enum"] if _matches_type(v, kind)]
+            if not values:
+                continue
+            arm["enum"] = values
+        arms.append(arm)
+    return _with_union(shared, arms), arms
+
+
+def nullable(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """OpenAPI `nullable: true` to `anyOf: [<the node>, {"type": "null"}]`."""
+    if "nullable" not in node or not isinstance(node["nullable"], bool):
+        return node, []
+    rest = {k: v for k, v in node.items() if k != "nullable"}
+    if node["nullable"] is False:
+        return rest, []
+    docs = {k: v for k, v in rest.items() if k in DOC_KEYWORDS}
+    body = {k: v for k, v in rest.items() if k not in DOC_KEYWORDS}
+    if isinstance(body.get("enum"), list):
+        values = body["enum"] if None in body["enum"] else [*body["enum"], None]
+        rest = {k: v for k, v in body.items() if k not in ("type", "enum")}
+        return {**docs, **rest, "enum": values}, []
+    null_arm: dict[str, Any] = {"type": "null"}
+    return _with_union(docs, [body, null_arm]), [body, null_arm]
+
+
+def _with_union(base: dict[str, Any], arms: list[dict[str, Any]]) -> dict[str, Any]:
+    if "anyOf" in base:
+        rest = {k: v for k, v in base.items() if k != "anyOf"}
+        return {**rest, "allOf": [{"anyOf": base["anyOf"]}, {"anyOf": arms}]}
+    return {**base, "anyOf": arms}
+
+
+def single_enum_to_const(node: dict[str, Any]) -> dict[str, Any]:
+    """A one-value `enum` is a `const`; `const` wins when both are present."""
+    values = node.get("enum")
+    if isinstance(values, list) and len(values) == 1 and "const" not in node:
+        result = {k: v for k, v in node.items() if k != "enum"}
+        result["const"] = values[0]
+        return result
+    return node
+
+
+def legacy_tuple_items(node: dict[str, Any]) -> dict[str, Any]:
+    """Draft 2019-09 and earlier tuples (`items: [...]`, `additionalItems`) to `prefixItems`
+    and `items`; `additionalItems` is meaningless without array `items` and is dropped."""
+    if isinstance(node.get("items"), list):
+        result = {k: v for k, v in node.items() if k not in ("items", "additionalItems")}
+        result["prefixItems"] = node["items"]
+        if "additionalItems" in node:
+            result["items"] = node["additionalItems"]
+        return result
+    if "additionalItems" in node:
+        return {k: v for k, v in node.items() if k != "additionalItems"}
+    return node
+
+
+def exclusive_bounds(node: dict[str, Any]) -> dict[str, Any]:
+    """Draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` to the numeric form."""
+    result = node
+    for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        flag = result.get(exclusive)
+        if isinstance(flag, bool):
+            result = {k: v for k, v in result.items() if k != exclusive}
+            if flag and bound in result:
+                result[exclusive] = result.pop(bound)
+    return result
+
+
+def definitions_to_defs(node: dict[str, Any]) -> dict[str, Any]:
+    """`definitions` (draft-07 and earlier) is `$defs`; a name in both keeps `$defs`'s."""
+    if not isinstance(node.get("definitions"), dict):
+        return node
+    defs: dict[str, Any] = node["$defs"] if isinstance(node.get("$defs"), dict) else {}
+    if any(k in defs for k in node["definitions"]):
+        return node
+    result = {k: v for k, v in node.items() if k != "definitions"}
+    result["$defs"] = {**node["definitions"], **defs}
+    return result
+
+
+def ref_siblings(node: dict[str, Any], draft: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`$ref` beside type-changing keywords: `allOf` of both in 2019-09 and later; in older
+    drafts the siblings are ignored by the specification, so they are dropped."""
+    if "$ref" not in node:
+        return node, []
+    siblings = {
+        k: v
+        for k, v in node.items()
+        if k not in DOC_KEYWORDS and k not in ("$ref", "$defs", "definitions")
+    }
+    if not siblings:
+        return node, []
+    kept = {k: v for k, v in node.items() if k not in siblings}
+    if draft not in MODERN_DRAFTS:
+        return kept, []
+    ref_arm = {"$ref": kept.pop("$ref")}
+    return {**kept, "allOf": [ref_arm, siblings]}, [ref_arm, siblings]
+
+
+def _matches_type(value: Any, kind: str) -> bool:
+    if kind == "null":
+        return value is None
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer()
+        )
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "array":
+        return isinstance(value, list)
+    return isinstance(value, dict)
+
+
+# --- the tree walk -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Normalized:
+    """A normalized schema and, for each of its dict nodes, the pointer it came from."""
+
+    schema: dict[str, Any]
+    origins: dict[int, str]
+
+    def origin(self, node: Any, fallback: str = "") -> str:
+        return self.origins.get(id(node), fallback)
+
+
+def normalize_node(
+    node: Schema, draft: str, dialect: str = "json-schema"
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """All node rules in order; returns the new node and the arms the rules created."""
+    node = boolean_schema(node)
+    if not isinstance(node, dict):
+        return node, []
+    if dialect == "bfcl":
+        node = bfcl_dialect(node)
+    node = definitions_to_defs(node)
+    node = legacy_tuple_items(node)
+    node = exclusive_bounds(node)
+    node, created = ref_siblings(node, draft)
+    node, arms = nullable(node)
+    created += arms
+    node, arms = type_array_to_union(node)
+    created += arms
+    node = single_enum_to_const(node)
+    return node, created
+
+
+def normalize_schema(
+    schema: Schema, draft: str = "2020-12", dialect: str = "json-schema", pointer: str = ""
+) -> Normalized:
+    """Apply every node rule to every schema node of `schema`; never mutates it."""
+    origins: dict[int, str] = {}
+    holder: dict[str, Any] = {}
+    Setter = Callable[[Any], None]
+    stack: list[tuple[Any, str, Setter]] = [(schema, pointer, lambda v: holder.update(root=v))]
+    while stack:
+        node, where, store = stack.pop()
+        new, created = normalize_node(node, draft, dialect)
+        created_ids = {id(arm) for arm in created}
+        if not isinstance(new, dict):
+            store(new)
+            continue
+        new = dict(new)
+        store(new)
+        origins[id(new)] = where
+        for key, value in new.items():
+            child_where = join_pointer(where, key)
+            if key in MAP_KEYWORDS and isinstance(value, dict):
+                copy = dict(value)
+                new[key] = copy
+                for name, child in value.items():
+                    stack.append((child, join_pointer(child_where, name), _setter(copy, name)))
+            elif key in LIST_KEYWORDS and isinstance(value, list):
+                items = list(value)
+                new[key] = items
+                for index, child in enumerate(value):
+                    origin = where if id(child) in created_ids else join_pointer(child_where, index)
+                    stack.append((child, origin, _setter(items, index)))
+            elif key in SINGLE_KEYWORDS and isinstance(value, dict | bool):
+                stack.append((value, child_where, _setter(new, key)))
+            elif key == "$ref" and isinstance(value, str):
+                new[key] = rewrite_definitions_ref(value, schema)
+    root = holder["root"]
+    return Normalized(root if isinstance(root, dict) else {}, origins)
+
+
+def _setter(container: Any, key: Any) -> Callable[[Any], None]:
+    def store(value: Any) -> None:
+        container[key] = value
+
+    return store
+
+
+def rewrite_definitions_ref(ref: str, root: Schema) -> str:
+    """Follow a local `$ref` through the original tree and rename each `definitions`
+    keyword it passes to `$defs` (only where the rule renamed it)."""
+    if not ref.startswith("#/"):
+        return ref
+    tokens = [unquote(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
+    if "definitions" not in tokens:
+        return ref
+    node: Any = root
+    out = []
+    expect = "schema"
+    for token in tokens:
+        if expect == "schema":
+            if not isinstance(node, dict):
+                return ref
+            renamed = token == "definitions" and definitions_to_defs(node) is not node
+            out.append("$defs" if renamed else token)
+            node = node.get(token)
+            expect = (
+                "map"
+                if token in MAP_KEYWORDS
+                else "list"
+                if token in LIST_KEYWORDS and isinstance(node, list)
+                else "schema"
+                if token in SINGLE_KEYWORDS
+                else "data"
+            )
+        else:
+            out.append(token)
+            if expect == "data":
+                continue
+            if isinstance(node, dict):
+                node = node.get(token)
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return ref
+            expect = "schema"
+    return "#/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in out)

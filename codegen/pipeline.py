@@ -1,0 +1,133 @@
+"""The pipeline in one place: load -> validate -> normalize -> build.
+
+`compile_sources` and `compile_definitions` return a `Compiled` holding the IR catalog (None
+when there are errors), the loaded definitions and every diagnostic, sorted. Nothing here
+raises for bad input; `require_catalog` turns errors into `InvalidInputError` for callers
+that want an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from . import ir
+from .build import SchemaInput, build_catalog
+from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
+from .load import load_sources, load_value
+from .model import ToolDefinition
+from .normalize import Normalized, normalize_schema
+from .validate import check_schema, check_unique_names, deep_recursion, draft_of
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    catalog: ir.Catalog | None
+    definitions: tuple[ToolDefinition, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.catalog is not None
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if not d.is_error)
+
+
+def compile_sources(
+    sources: Sequence[str],
+    fmt: str = "auto",
+    namespace: bool = False,
+    stdin: BinaryIO | None = None,
+) -> Compiled:
+    """Files, directories or `-` to the IR. Raises `UsageError` only for unreadable sources."""
+    loaded = load_sources(sources, fmt=fmt, namespace=namespace, stdin=stdin)
+    return compile_definitions(loaded.tools, loaded.diagnostics)
+
+
+def compile_value(value: Any, source: str = "<memory>", fmt: str = "auto") -> Compiled:
+    """An already-decoded value (a tool, a list, `{"tools": [...]}`) to the IR."""
+    loaded = load_value(value, source, fmt)
+    return compile_definitions(loaded.tools, loaded.diagnostics)
+
+
+def compile_definitions(
+    definitions: Iterable[ToolDefinition], diagnostics: Iterable[Diagnostic] = ()
+) -> Compiled:
+    """Validate, normalize and build loaded definitions."""
+    definitions = tuple(definitions)
+    problems = list(diagnostics)
+    problems.extend(check_unique_names(definitions))
+    inputs = []
+    with deep_recursion():
+        for tool in definitions:
+            schema_input, found = _prepare(tool)
+            problems.extend(found)
+            inputs.append(schema_input)
+        if has_errors(problems):
+            return Compiled(None, definitions, sort_diagnostics(problems))
+        catalog, warnings = build_catalog(inputs)
+    problems.extend(warnings)
+    return Compiled(catalog, definitions, sort_diagnostics(problems))
+
+
+def _prepare(tool: ToolDefinition) -> tuple[SchemaInput, list[Diagnostic]]:
+    problems: list[Diagnostic] = []
+    normalized_input = _normalized(tool, tool.input_schema, tool.input_pointer, problems)
+    normalized_output = (
+        _normalized(tool, tool.output_schema, tool.output_pointer, problems)
+        if tool.output_schema is not None
+        else None
+    )
+    return SchemaInput(
+        name=tool.name,
+        description=tool.description,
+        title=tool.title,
+        source=tool.source,
+        input=normalized_input,
+        input_pointer=tool.input_pointer,
+        output=normalized_output,
+        output_pointer=tool.output_pointer,
+        annotations=tool.annotations,
+        raw_input=tool.input_schema,
+        raw_output=tool.output_schema,
+    ), problems
+
+
+def _normalized(
+    tool: ToolDefinition, schema: Any, pointer: str, problems: list[Diagnostic]
+) -> Normalized:
+    """Validate then normalize; the BFCL dialect is translated first because it is not
+    JSON Schema until then."""
+    draft, _ = draft_of(schema)
+    if tool.dialect == "bfcl":
+        normalized = normalize_schema(schema, draft, "bfcl")
+        problems.extend(check_schema(normalized.schema, tool.source, pointer))
+        return normalized
+    found = check_schema(schema, tool.source, pointer)
+    problems.extend(found)
+    if has_errors(found):
+        return Normalized({}, {})
+    return normalize_schema(schema, draft)
+
+
+def require_catalog(compiled: Compiled) -> ir.Catalog:
+    """The catalog, or `InvalidInputError` carrying the diagnostics."""
+    if compiled.catalog is None:
+        raise InvalidInputError(compiled.diagnostics)
+    return compiled.catalog
+
+
+def as_catalog(value: Any) -> ir.Catalog:
+    """Accept an IR catalog, `ToolDefinition`s, or tool data in any loadable format."""
+    if isinstance(value, ir.Catalog):
+        return value
+    if isinstance(value, Sequence) and value and all(isinstance(v, ToolDefinition) for v in value):
+        return require_catalog(compile_definitions(value))
+    return require_catalog(compile_value(value))

@@ -1,0 +1,80 @@
+"""Local `$ref` resolution inside one schema document.
+
+Supports JSON pointers (`#/$defs/Node`, `#/properties/a`, `#` for the root, with `~0`, `~1`
+and percent escapes), plain-name fragments (`#node`, from `$anchor` or a draft-07
+`$id: "#node"`), and absolute references to the document's own `$id`. Anything else is a
+remote reference, which is never fetched: the caller degrades that node and says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urldefrag
+
+from .errors import join_pointer
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    node: Any
+    pointer: str
+
+
+class RefResolver:
+    """Resolves references against one (normalized) schema root."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self._anchors: dict[str, Resolved] | None = None
+        base = root.get("$id") if isinstance(root, dict) else None
+        self._base = urldefrag(base)[0] if isinstance(base, str) else None
+
+    def resolve(self, ref: str) -> Resolved | str:
+        """The target, or a message saying why it cannot be resolved."""
+        document, fragment = urldefrag(ref)
+        if document and document != self._base:
+            return f"remote $ref {ref!r} is not followed"
+        if not fragment:
+            return Resolved(self.root, "")
+        if fragment.startswith("/"):
+            return self._pointer(unquote(fragment), ref)
+        anchor = self._anchor_map().get(unquote(fragment))
+        return anchor if anchor is not None else f"$ref {ref!r}: no $anchor {fragment!r}"
+
+    def _pointer(self, pointer: str, ref: str) -> Resolved | str:
+        node = self.root
+        path = ""
+        for raw in pointer[1:].split("/"):
+            token = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return f"$ref {ref!r} points to nothing"
+            path = join_pointer(path, token)
+        return Resolved(node, path)
+
+    def _anchor_map(self) -> dict[str, Resolved]:
+        if self._anchors is None:
+            anchors: dict[str, Resolved] = {}
+            stack: list[tuple[Any, str]] = [(self.root, "")]
+            while stack:
+                node, pointer = stack.pop()
+                if isinstance(node, dict):
+                    for key in ("$anchor", "$dynamicAnchor"):
+                        if isinstance(node.get(key), str):
+                            anchors.setdefault(node[key], Resolved(node, pointer))
+                    node_id = node.get("$id") if pointer else None
+                    if isinstance(node_id, str) and node_id.startswith("#"):
+                        anchors.setdefault(node_id[1:], Resolved(node, pointer))
+                    stack.extend(
+                        (v, join_pointer(pointer, k))
+                        for k, v in node.items()
+                        if k not in ("const", "enum", "default", "examples")
+                    )
+                elif isinstance(node, list):
+                    stack.extend((v, join_pointer(pointer, i)) for i, v in enumerate(node))
+            self._anchors = anchors
+        return self._anchors

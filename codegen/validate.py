@@ -1,0 +1,205 @@
+"""Validation: envelope rules for each tool and meta-schema checks for each schema.
+
+Takes `ToolDefinition`s, returns `Diagnostic`s and never raises. Every problem is collected,
+not just the first. Each input and output schema is checked against the meta-schema of the
+draft its `$schema` names (2020-12 when absent) with the `jsonschema` package.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache, lru_cache
+from typing import Any
+
+from .errors import Diagnostic, join_pointer
+from .jsontext import MAX_NESTING, nesting_depth
+from .model import ToolDefinition
+
+DRAFTS = {
+    "json-schema.org/draft-03/schema": "draft-03",
+    "json-schema.org/draft-04/schema": "draft-04",
+    "json-schema.org/draft-06/schema": "draft-06",
+    "json-schema.org/draft-07/schema": "draft-07",
+    "json-schema.org/draft/2019-09/schema": "2019-09",
+    "json-schema.org/draft/2020-12/schema": "2020-12",
+}
+DEFAULT_DRAFT = "2020-12"
+_MESSAGE_LIMIT = 240
+
+
+def draft_of(schema: Any) -> tuple[str, str | None]:
+    """The draft a schema declares, and a warning text when `$schema` is not one we know."""
+    if not isinstance(schema, dict) or "$schema" not in schema:
+        return DEFAULT_DRAFT, None
+    uri = schema["$schema"]
+    if not isinstance(uri, str):
+        return DEFAULT_DRAFT, None
+    key = uri.strip().split("://", 1)[-1].rstrip("#")
+    if key in DRAFTS:
+        return DRAFTS[key], None
+    return DEFAULT_DRAFT, f"unknown $schema {json.dumps(uri)}; validated as draft {DEFAULT_DRAFT}"
+
+
+def check_envelope(
+    fields: dict[str, tuple[bool, Any, str]], source: str, pointer: str
+) -> list[Diagnostic]:
+    """Rules for one tool record: `fields` maps a field to (present, value, pointer)."""
+    problems: list[Diagnostic] = []
+
+    def error(where: str, message: str) -> None:
+        problems.append(Diagnostic(source, where or pointer, message))
+
+    present, name, name_pointer = fields["name"]
+    if not present:
+        error(pointer, "tool has no name")
+    elif not isinstance(name, str):
+        error(name_pointer, f"name must be a string, not {_kind(name)}")
+    elif not name.strip():
+        error(name_pointer, "name must be a non-empty string")
+    for key in ("description", "title"):
+        present, value, where = fields[key]
+        if present and value is not None and not isinstance(value, str):
+            error(where, f"{key} must be a string, not {_kind(value)}")
+    for key in ("input_schema", "output_schema"):
+        present, value, where = fields[key]
+        if key == "output_schema" and value is None:
+            continue
+        if present and not isinstance(value, dict | bool):
+            error(where, f"schema must be an object or a boolean, not {_kind(value)}")
+    present, value, where = fields["annotations"]
+    if present and value is not None and not isinstance(value, dict):
+        error(where, f"annotations must be an object, not {_kind(value)}")
+    return problems
+
+
+def _kind(value: Any) -> str:
+    names = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
+    return names.get(type(value), type(value).__name__)
+
+
+def check_unique_names(tools: Sequence[ToolDefinition]) -> list[Diagnostic]:
+    """A duplicate name is an error at every later definition, naming the first one."""
+    first: dict[str, ToolDefinition] = {}
+    problems = []
+    for tool in sorted(tools, key=lambda t: (t.source, t.pointer)):
+        if tool.name in first:
+            other = first[tool.name]
+            problems.append(
+                Diagnostic(
+                    tool.source,
+                    tool.pointer,
+                    f"duplicate tool name {json.dumps(tool.name, ensure_ascii=False)}: also "
+                    f"defined at {other.source}:{other.pointer or '/'} (--namespace prefixes each "
+                    "tool name with its source)",
+                )
+            )
+        else:
+            first[tool.name] = tool
+    return problems
+
+
+def check_schema(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
+    """Meta-schema validation of one schema; boolean schemas are always valid."""
+    if isinstance(schema, bool):
+        return []
+    depth = nesting_depth(schema)
+    if depth > MAX_NESTING:
+        return [
+            Diagnostic(
+                source, pointer, f"schema nesting depth {depth} exceeds the limit of {MAX_NESTING}"
+            )
+        ]
+    draft, warning = draft_of(schema)
+    problems = []
+    if warning:
+        problems.append(Diagnostic(source, join_pointer(pointer, "$schema"), warning, "warning"))
+    try:
+        key = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):  # not JSON data at all (an in-memory caller's mistake)
+        return [Diagnostic(source, pointer, "schema is not JSON data")]
+    for relative, message in _meta_errors(draft, key):
+        problems.append(Diagnostic(source, pointer + relative, message))
+    return problems
+
+
+@lru_cache(maxsize=4096)
+def _meta_errors(draft: str, schema_json: str) -> tuple[tuple[str, str], ...]:
+    """(pointer relative to the schema, message) for every meta-schema violation."""
+    from jsonschema.exceptions import best_match
+
+    validator = _meta_validator(draft)
+    schema = json.loads(schema_json)
+    found = []
+    with deep_recursion():
+        for error in validator.iter_errors(schema):
+            if error.context:
+                error = best_match(error.context) or error
+            relative = "".join(
+                "/" + str(t).replace("~", "~0").replace("/", "~1") for t in error.absolute_path
+            )
+            found.append((relative, _message(error)))
+    return tuple(sorted(set(found)))
+
+
+@cache
+def _meta_validator(draft: str) -> Any:
+    import jsonschema.validators as validators
+
+    classes = {
+        "draft-03": validators.Draft3Validator,
+        "draft-04": validators.Draft4Validator,
+        "draft-06": validators.Draft6Validator,
+        "draft-07": validators.Draft7Validator,
+        "2019-09": validators.Draft201909Validator,
+        "2020-12": validators.Draft202012Validator,
+    }
+    cls = classes[draft]
+    return cls(cls.META_SCHEMA)
+
+
+def _message(error: Any) -> str:
+    """jsonschema's message with long instance reprs shortened."""
+    message: str = error.message
+    if len(message) <= _MESSAGE_LIMIT:
+        return message
+    validator = error.validator
+    if validator == "type":
+        return f"value is not of type {json.dumps(error.validator_value)}"
+    return message[: _MESSAGE_LIMIT - 3] + "..."
+
+
+@contextmanager
+def deep_recursion(limit: int = 20_000) -> Iterator[None]:
+    """Let recursive library code (the meta-schema validator) walk schemas up to
+    `MAX_NESTING` deep; Python's default limit stops it near 100 levels."""
+    import sys
+
+    previous = sys.getrecursionlimit()
+    if previous < limit:
+        sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        if previous < limit:
+            sys.setrecursionlimit(previous)
+
+
+def validate_definitions(tools: Iterable[ToolDefinition]) -> list[Diagnostic]:
+    """Uniqueness across the catalog and meta-schema checks of every schema."""
+    tools = list(tools)
+    problems = check_unique_names(tools)
+    for tool in tools:
+        problems.extend(check_schema(tool.input_schema, tool.source, tool.input_pointer))
+        if tool.output_schema is not None:
+            problems.extend(check_schema(tool.output_schema, tool.source, tool.output_pointer))
+    return problems

@@ -1,0 +1,75 @@
+"""Shared fixtures: paths, the golden cases, the corpus, and golden-file snapshots.
+
+Golden outputs are real files under `snapshots/<target>/<case>.<ext>`, pinned with a small
+subclass of syrupy's `SingleFileSnapshotExtension`; `pytest --snapshot-update` rewrites them.
+Extra corpora can be added with `CODEGEN_EXTRA_CORPUS=dir1:dir2`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+from syrupy.location import PyTestLocation
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+SNAPSHOTS = ROOT / "snapshots"
+FIXTURES = ROOT / "tests" / "fixtures"
+CORPUS = ROOT / "tests" / "corpus"
+
+GOLDEN_CASES = sorted(p.stem for p in SCHEMAS.glob("*.json"))
+
+
+def corpus_files() -> list[Path]:
+    """Every tool file of the vendored corpus and of any extra corpus directory."""
+    roots = [CORPUS]
+    roots += [Path(p) for p in os.environ.get("CODEGEN_EXTRA_CORPUS", "").split(os.pathsep) if p]
+    files: list[Path] = []
+    for root in roots:
+        files.extend(sorted(p for p in root.rglob("*.json")))
+    return files
+
+
+CORPUS_FILES = corpus_files()
+
+
+def corpus_id(path: Path) -> str:
+    return path.relative_to(CORPUS).as_posix() if path.is_relative_to(CORPUS) else str(path)
+
+
+def golden_extension(target: str, extension: str) -> type[SingleFileSnapshotExtension]:
+    """A syrupy extension that stores one snapshot per parametrized case as
+    `snapshots/<target>/<case id>.<extension>`, byte for byte."""
+
+    class GoldenFile(SingleFileSnapshotExtension):
+        _write_mode = WriteMode.BINARY
+        file_extension = extension
+
+        @classmethod
+        def dirname(cls, *, test_location: PyTestLocation) -> str:
+            return str(SNAPSHOTS / target)
+
+        @classmethod
+        def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
+            name = test_location.testname
+            return name[name.index("[") + 1 : -1] if "[" in name else name
+
+        def serialize(self, data: Any, **kwargs: Any) -> bytes:
+            return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+    GoldenFile.__name__ = f"GoldenFile_{target}_{extension.replace('.', '_')}"
+    return GoldenFile
+
+
+@pytest.fixture
+def golden(snapshot: Any) -> Any:
+    """`golden("python", "py") == text` compares with (or writes) the golden file."""
+
+    def use(target: str, extension: str) -> Any:
+        return snapshot.use_extension(golden_extension(target, extension))
+
+    return use

@@ -1,0 +1,191 @@
+"""Loading every supported format from real examples, and the source rules."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from codegen.errors import UsageError
+from codegen.load import expand_sources, load_sources, load_value
+from conftest import CORPUS, FIXTURES, SCHEMAS
+
+
+def test_mcp_server_dump_loads_as_is() -> None:
+    result = load_sources([str(CORPUS / "mcp" / "memory.json")])
+    assert not result.diagnostics
+    names = [t.name for t in result.tools]
+    assert "create_relations" in names and len(names) == 9
+    tool = next(t for t in result.tools if t.name == "create_relations")
+    assert tool.format == "mcp"
+    assert tool.pointer == f"/tools/{names.index('create_relations')}"
+    assert tool.input_pointer == tool.pointer + "/inputSchema"
+    assert tool.output_schema is not None and tool.title == "Create Relations"
+    assert tool.annotations == {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
+
+
+def test_mcp_tools_list_result_with_cursor() -> None:
+    dump = json.loads((CORPUS / "mcp" / "everything.json").read_text())
+    result = load_value({"tools": dump["tools"], "nextCursor": "page-2"})
+    assert not result.diagnostics
+    assert [t.name for t in result.tools] == [t["name"] for t in dump["tools"]]
+
+
+def test_single_tool_and_plain_list() -> None:
+    tool = {"name": "t", "inputSchema": {"type": "object"}}
+    assert [t.name for t in load_value(tool).tools] == ["t"]
+    assert [t.name for t in load_value([tool, {**tool, "name": "u"}]).tools] == ["t", "u"]
+
+
+def test_openai_chat_and_responses_shapes() -> None:
+    result = load_sources([str(SCHEMAS / "openai_tools.json")])
+    assert not result.diagnostics
+    by_name = {t.name: t for t in result.tools}
+    chat = by_name["get_weather"]
+    assert chat.format == "openai" and chat.input_pointer == "/0/function/parameters"
+    assert chat.input_schema["required"] == ["city", "unit"]
+    responses = by_name["get_time"]
+    assert responses.input_pointer == "/1/parameters"
+    assert by_name["no_parameters"].input_schema == {"type": "object", "properties": {}}
+
+
+def test_anthropic_tools_and_builtin_server_tools() -> None:
+    result = load_sources([str(SCHEMAS / "anthropic_tools.json")])
+    assert [t.name for t in result.tools] == ["get_stock_price"]
+    assert result.tools[0].input_pointer == "/tools/0/input_schema"
+    [warning] = result.diagnostics
+    assert warning.level == "warning" and "web_search_20250305" in warning.message
+
+
+def test_bfcl_jsonl_records_with_function_lists() -> None:
+    result = load_sources([str(FIXTURES / "bfcl_records.jsonl")])
+    assert not result.diagnostics
+    java = result.tools[0]
+    assert java.name == "GeometryPresentation.createPresentation"
+    assert java.dialect == "bfcl" and java.format == "bfcl"
+    assert java.source.endswith("bfcl_records.jsonl:1")
+    assert java.input_pointer == "/function/0/parameters"
+    assert java.input_schema["type"] == "dict"
+
+
+def test_bfcl_json_file_that_is_really_json_lines() -> None:
+    result = load_sources([str(FIXTURES / "bfcl_math_api.json")])
+    assert not result.diagnostics
+    assert [t.name for t in result.tools] == [
+        "absolute_value",
+        "add",
+        "divide",
+        "imperial_si_conversion",
+    ]
+    assert result.tools[0].output_schema is not None
+    assert result.tools[0].output_pointer == "/response"
+
+
+def test_forced_format_rejects_other_shapes() -> None:
+    value = [{"name": "a", "input_schema": {"type": "object"}}]
+    assert load_value(value, fmt="anthropic").tools
+    result = load_value(value, fmt="openai")
+    assert not result.tools
+    assert "not a tool in the 'openai' format" in result.diagnostics[0].message
+
+
+def test_forced_bfcl_format_reads_plain_functions() -> None:
+    value = {"name": "f", "parameters": {"type": "dict", "properties": {}}}
+    [tool] = load_value(value, fmt="bfcl").tools
+    assert tool.dialect == "bfcl"
+
+
+def test_records_that_are_not_tools_are_errors() -> None:
+    result = load_value({"tools": [42, {"description": "no name"}]})
+    assert not result.tools
+    assert [d.pointer for d in result.diagnostics] == ["/tools/0", "/tools/1"]
+    assert all(d.level == "error" for d in result.diagnostics)
+
+
+def test_envelope_errors_point_at_the_field() -> None:
+    result = load_value(
+        {
+            "tools": [
+                {"name": "", "inputSchema": {}},
+                {"name": 3, "inputSchema": {}},
+                {"name": "ok", "description": 5, "inputSchema": []},
+                {"name": "ok2", "inputSchema": {}, "annotations": "x", "title": ["t"]},
+            ]
+        }
+    )
+    messages = {(d.pointer, d.message) for d in result.diagnostics}
+    assert ("/tools/0/name", "name must be a non-empty string") in messages
+    assert ("/tools/1/name", "name must be a string, not a number") in messages
+    assert ("/tools/2/description", "description must be a string, not a number") in messages
+    assert (
+        "/tools/2/inputSchema",
+        "schema must be an object or a boolean, not an array",
+    ) in messages
+    assert ("/tools/3/annotations", "annotations must be an object, not a string") in messages
+    assert ("/tools/3/title", "title must be a string, not an array") in messages
+    assert not result.tools
+
+
+def test_directory_order_is_sorted_relative_path(tmp_path: Path) -> None:
+    for relative in ["b.json", "a/z.yaml", "a/b.jsonl", "c.txt", ".hidden/x.json", "A.json"]:
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("[]")
+    found = [display for display, _ in expand_sources([str(tmp_path)])]
+    base = str(tmp_path)
+    assert found == [f"{base}/A.json", f"{base}/a/b.jsonl", f"{base}/a/z.yaml", f"{base}/b.json"]
+
+
+def test_yaml_sources(tmp_path: Path) -> None:
+    path = tmp_path / "tools.yaml"
+    path.write_text("tools:\n  - name: greet\n    inputSchema:\n      type: object\n")
+    [tool] = load_sources([str(path)]).tools
+    assert tool.name == "greet" and tool.source == str(path)
+
+
+def test_stdin_source() -> None:
+    stream = io.BytesIO(b'{"name": "from_stdin", "inputSchema": {"type": "object"}}')
+    [tool] = load_sources(["-"], stdin=stream).tools
+    assert tool.source == "<stdin>"
+
+
+def test_decode_errors_become_diagnostics(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"tools": [{"name": "a", "name": "b"}]}')
+    [problem] = load_sources([str(path)]).diagnostics
+    assert problem.pointer == "/tools/0/name"
+    assert problem.message == 'duplicate key "name" at line 1 column 26'
+
+
+def test_missing_and_unreadable_sources_are_usage_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(UsageError, match="no such file"):
+        load_sources([str(tmp_path / "missing.json")])
+    locked = tmp_path / "locked.json"
+    locked.write_text("[]")
+
+    def refuse(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(UsageError, match=r"locked\.json: cannot read: Permission denied"):
+        load_sources([str(locked)])
+
+
+def test_namespace_prefixes_server_name_or_file_stem(tmp_path: Path) -> None:
+    result = load_sources(
+        [str(CORPUS / "mcp" / "desktop-commander.json"), str(CORPUS / "github-mcp-toolsnaps.json")],
+        namespace=True,
+    )
+    names = {t.name for t in result.tools}
+    assert "desktop-commander__read_file" in names
+    assert "github-mcp-toolsnaps__create_issue" in names
+    assert all("__" in name for name in names)
