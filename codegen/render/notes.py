@@ -1,0 +1,75 @@
+"""The compact constraint notes shown next to a field in every target.
+
+A note says what a caller needs and the type does not: the default, the allowed range,
+length and item counts, format, pattern, an example, deprecation. Each renderer passes a
+function that spells a JSON value in its own literal syntax, and decides how to lay the
+notes out (one `;`-separated comment line in Python, JSDoc tags in TypeScript).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..ir import Docs
+from .text import escape_hidden, truncate
+
+VALUE_LIMIT = 60
+"""Longest default or example shown; longer ones are cut with `...`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    kind: str
+    text: str
+
+
+def _bounds(low: str | None, high: str | None, noun: str) -> str | None:
+    if low is not None and high is not None:
+        return f"{low}..{high} {noun}" if noun != "length" else f"length {low}..{high}"
+    if low is not None:
+        return f"{noun} >= {low}"
+    if high is not None:
+        return f"{noun} <= {high}"
+    return None
+
+
+def notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
+    """Notes for one node's docs; `literal` turns compact JSON text into target syntax."""
+    found: list[Note] = []
+    if docs.default is not None:
+        found.append(Note("default", truncate(literal(docs.default), VALUE_LIMIT)))
+    c = dict(docs.constraints)
+    for keyword, sign in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="),
+                          ("exclusiveMaximum", "<")):
+        if keyword in c:
+            found.append(Note("range", f"{sign} {c[keyword]}"))
+    if "multipleOf" in c:
+        found.append(Note("range", f"multiple of {c['multipleOf']}"))
+    for low, high, noun in (("minLength", "maxLength", "length"),
+                            ("minItems", "maxItems", "items"),
+                            ("minProperties", "maxProperties", "keys"),
+                            ("minContains", "maxContains", "matching items")):
+        text = _bounds(c.get(low), c.get(high), noun)
+        if text:
+            found.append(Note("count", text))
+    if c.get("uniqueItems") == "true":
+        found.append(Note("count", "unique items"))
+    if docs.format:
+        found.append(Note("format", f"format: {docs.format}"))
+    if docs.pattern:
+        found.append(Note("pattern", f"pattern: {docs.pattern}"))
+    for keyword, label in (("contentMediaType", "media type"), ("contentEncoding", "encoding")):
+        if keyword in c:
+            found.append(Note("content", f"{label}: {json.loads(c[keyword])}"))
+    if docs.examples and len(docs.examples[0]) <= VALUE_LIMIT:
+        found.append(Note("example", f"example: {literal(docs.examples[0])}"))
+    if docs.read_only:
+        found.append(Note("access", "read-only"))
+    if docs.write_only:
+        found.append(Note("access", "write-only"))
+    found.extend(Note("note", text) for text in docs.notes)
+    if docs.deprecated:
+        found.append(Note("deprecated", "deprecated"))
+    return [Note(n.kind, escape_hidden(" ".join(n.text.split()))) for n in found]
