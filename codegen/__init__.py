@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from .load import load_sources
     from .model import ToolDefinition
     from .pipeline import Compiled, compile_definitions, compile_sources, compile_value
+    from .render.python import json_schema_to_py, render_python_sdk
+    from .render.typescript import json_schema_to_ts, render_typescript_sdk
 
 __all__ = [
     "Catalog",
@@ -25,7 +27,11 @@ __all__ = [
     "compile_definitions",
     "compile_sources",
     "compile_value",
+    "json_schema_to_py",
+    "json_schema_to_ts",
     "load_sources",
+    "render_python_sdk",
+    "render_typescript_sdk",
 ]
 
 _LOCATIONS = {
@@ -40,6 +46,10 @@ _LOCATIONS = {
     "compile_sources": "pipeline",
     "compile_value": "pipeline",
     "load_sources": "load",
+    "json_schema_to_py": "render.python",
+    "json_schema_to_ts": "render.typescript",
+    "render_python_sdk": "render.python",
+    "render_typescript_sdk": "render.typescript",
 }
 
 

@@ -28,6 +28,8 @@ nodes degrade, which keeps every annotation far inside Python's parser limits.""
 UNION_LIMIT = 4096
 """Most arms one union may have; larger unions degrade."""
 
+_SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverType)
+"""Root types spelled inline in a signature; any other root type becomes a named alias."""
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
 _KNOWN = frozenset(
     DOC_KEYWORDS
@@ -127,7 +129,9 @@ class _ToolBuilder:
     types: list[ir.NamedType] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
     memo: dict[int, ir.TypeNode] = field(default_factory=dict)
-    busy: set[int] = field(default_factory=set)
+    busy: dict[int, int] = field(default_factory=dict)
+    containers: int = 0
+    root_referenced: bool = False
     aliased: dict[int, str] = field(default_factory=dict)
     merged: dict[int, dict[str, Any]] = field(default_factory=dict)
     scope: _Scope | None = None
@@ -161,7 +165,16 @@ class _ToolBuilder:
         self.busy.clear()
         self.aliased.clear()
         self.names = {id(normalized.schema): name}
-        return self.node(normalized.schema, name, 0, home=True)
+        self.root_referenced = False
+        result = self.node(normalized.schema, name, 0, home=True)
+        if result == ir.RefType(name) or self.inline_objects:
+            return result
+        if isinstance(result, _SIMPLE_ROOTS) and not self.root_referenced:
+            return result
+        # Every other root gets its name too, so a tool's signature always reads
+        # `(args: XArgs) -> XOutput` in every target.
+        self.types.append(ir.AliasType(name, result, extract_docs(normalized.schema)))
+        return ir.RefType(name)
 
     # --- diagnostics ----------------------------------------------------------------------
 
@@ -196,12 +209,12 @@ class _ToolBuilder:
         if key in self.memo:
             return self.memo[key]
         if key in self.busy:
-            return self._cycle(schema, hint)
-        self.busy.add(key)
+            return self._cycle(schema, hint, self.busy[key] == self.containers)
+        self.busy[key] = self.containers
         try:
             result = self._node(schema, hint, inline, home)
         finally:
-            self.busy.discard(key)
+            del self.busy[key]
         if key in self.aliased:
             name = self.aliased[key]
             self.types.append(ir.AliasType(name, result, extract_docs(schema)))
@@ -209,10 +222,20 @@ class _ToolBuilder:
         self.memo[key] = result
         return result
 
-    def _cycle(self, schema: dict[str, Any], hint: str) -> ir.TypeNode:
+    def _cycle(self, schema: dict[str, Any], hint: str, degenerate: bool) -> ir.TypeNode:
         """A node reached again while it is being built: objects already have a name;
-        anything else becomes a named alias."""
+        anything else becomes a named alias. A cycle that passes through no object or array
+        (`X = X | string`, `{"$ref": "#"}`) adds no value to the type: it is never."""
+        if degenerate:
+            self.warn(
+                schema,
+                "$ref",
+                "reference cycle through no object or array; the reference adds no value",
+            )
+            return ir.NeverType()
         if id(schema) in self.names:
+            if self.scope is not None and self.names[id(schema)] == self.scope.root_name:
+                self.root_referenced = True
             return ir.RefType(self.names[id(schema)])
         if self.inline_objects:
             return ir.AnyType()
@@ -243,10 +266,14 @@ class _ToolBuilder:
         kind = schema.get("type")
         if not isinstance(kind, str):
             kind = _inferred_type(schema)
-        if kind == "object":
-            return self._object(schema, hint, inline, home)
-        if kind == "array":
-            return self._array(schema, hint, inline)
+        if kind in ("object", "array"):
+            self.containers += 1
+            try:
+                if kind == "object":
+                    return self._object(schema, hint, inline, home)
+                return self._array(schema, hint, inline)
+            finally:
+                self.containers -= 1
         if kind in ("string", "number", "integer", "boolean", "null"):
             return ir.Primitive(kind)  # type: ignore[arg-type]
         return ir.AnyType()
@@ -381,6 +408,8 @@ class _ToolBuilder:
             return self.degrade(schema, "items", f"arrays nested deeper than {INLINE_LIMIT} levels")
         prefix = schema.get("prefixItems")
         items = schema.get("items", True)
+        if self.scope is not None and hint == self.scope.root_name:
+            hint += "Item"  # the root's own name goes to the alias of the whole array
         if isinstance(prefix, list):
             built = tuple(
                 self.node(arm, f"{hint}{i + 1}", inline + 1) for i, arm in enumerate(prefix)

@@ -73,6 +73,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sources(validate)
     validate.add_argument("--quiet", "-q", action="store_true", help="print errors only")
     validate.set_defaults(handler=_validate)
+
+    sdk = commands.add_parser(
+        "sdk",
+        help="generate a typed SDK",
+        description="Generate the Python or TypeScript SDK for the tools in SOURCES. "
+        "Diagnostics go to stderr; nothing is written when there are errors.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_sources(sdk)
+    sdk.add_argument("--lang", required=True, choices=sorted(SDK_TARGETS), help="target language")
+    sdk.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
+    )
+    sdk.add_argument("--quiet", "-q", action="store_true", help="do not print warnings")
+    sdk.set_defaults(handler=_sdk)
     return parser
 
 
@@ -96,6 +112,43 @@ def _validate(args: argparse.Namespace) -> int:
         f"{warnings} warning{'s' * (warnings != 1)}\n"
     )
     return EXIT_INVALID if errors else EXIT_OK
+
+
+SDK_TARGETS = {
+    "python": ("codegen.render.python", "render_python_sdk"),
+    "typescript": ("codegen.render.typescript", "render_typescript_sdk"),
+}
+"""Language -> (module, function) of the SDK renderers, imported only when used."""
+
+
+def _compile(args: argparse.Namespace) -> object:
+    """The catalog of the sources, or None after printing the errors."""
+    from .pipeline import compile_sources
+
+    compiled = compile_sources(args.sources, fmt=args.format, namespace=args.namespace)
+    _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=getattr(args, "quiet", False))
+    return compiled.catalog
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        from .write import write_text
+
+        write_text(output, text)
+    else:
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.flush()
+
+
+def _sdk(args: argparse.Namespace) -> int:
+    from importlib import import_module
+
+    catalog = _compile(args)
+    if catalog is None:
+        return EXIT_INVALID
+    module, function = SDK_TARGETS[args.lang]
+    _emit(getattr(import_module(module), function)(catalog), args.output)
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

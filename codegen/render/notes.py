@@ -41,16 +41,22 @@ def notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
     if docs.default is not None:
         found.append(Note("default", truncate(literal(docs.default), VALUE_LIMIT)))
     c = dict(docs.constraints)
-    for keyword, sign in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="),
-                          ("exclusiveMaximum", "<")):
+    for keyword, sign in (
+        ("minimum", ">="),
+        ("exclusiveMinimum", ">"),
+        ("maximum", "<="),
+        ("exclusiveMaximum", "<"),
+    ):
         if keyword in c:
             found.append(Note("range", f"{sign} {c[keyword]}"))
     if "multipleOf" in c:
         found.append(Note("range", f"multiple of {c['multipleOf']}"))
-    for low, high, noun in (("minLength", "maxLength", "length"),
-                            ("minItems", "maxItems", "items"),
-                            ("minProperties", "maxProperties", "keys"),
-                            ("minContains", "maxContains", "matching items")):
+    for low, high, noun in (
+        ("minLength", "maxLength", "length"),
+        ("minItems", "maxItems", "items"),
+        ("minProperties", "maxProperties", "keys"),
+        ("minContains", "maxContains", "matching items"),
+    ):
         text = _bounds(c.get(low), c.get(high), noun)
         if text:
             found.append(Note("count", text))

@@ -1,0 +1,170 @@
+"""Line layout for generated Python that is already a fixed point of `black`.
+
+The SDK is never run through a formatter at generation time; instead every statement shape
+the renderer emits is laid out here the way `black` (default settings, 88 columns) leaves
+it: on one line when it fits, otherwise split at the outermost bracket of the right-hand
+side, recursively. Where `black` would have a choice, an exploded bracket always carries a
+magic trailing comma, which `black` keeps. The tests check the fixed point on every golden
+case, the corpus, and randomly generated type expressions.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from .widths import WIDE
+
+LINE_LENGTH = 88
+INDENT = "    "
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """A name, number or string literal: never split."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sub:
+    """`head[arg, ...]`."""
+
+    head: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Union:
+    """`arm | arm | ...`."""
+
+    arms: tuple[Expr, ...]
+
+
+Expr: TypeAlias = Atom | Sub | Union
+
+
+def flat(expr: Expr) -> str:
+    """The expression on one line."""
+    if isinstance(expr, Atom):
+        return expr.text
+    if isinstance(expr, Sub):
+        return f"{expr.head}[{', '.join(flat(arg) for arg in expr.args)}]"
+    return " | ".join(flat(arm) for arm in expr.arms)
+
+
+_WIDE_STARTS = [start for start, _ in WIDE]
+
+
+def width(text: str) -> int:
+    """Display columns as `black` counts them: wide East Asian characters and most emoji
+    take two."""
+    if text.isascii():
+        return len(text)
+    total = 0
+    for char in text:
+        code = ord(char)
+        index = bisect_right(_WIDE_STARTS, code) - 1
+        total += 2 if index >= 0 and code <= WIDE[index][1] else 1
+    return total
+
+
+def fits(text: str) -> bool:
+    return width(text) <= LINE_LENGTH
+
+
+def layout(
+    expr: Expr, indent: str, prefix: str = "", suffix: str = "", parenthesize_union: bool = False
+) -> list[str]:
+    """Lines for `prefix + expr + suffix` starting at `indent`.
+
+    `parenthesize_union` is for annotation positions outside any bracket (a class field, a
+    parameter, a return type), where `black` wraps a long union in parentheses; inside a
+    bracket it splits the union at its `|` operators instead.
+    """
+    line = f"{indent}{prefix}{flat(expr)}{suffix}"
+    if fits(line):
+        return [line]
+    inner = indent + INDENT
+    if isinstance(expr, Atom):
+        # An atom cannot be split; in an annotation `black` wraps it in parentheses when
+        # that makes it fit, and otherwise leaves the line long.
+        if parenthesize_union and prefix and fits(f"{inner}{expr.text}"):
+            return [f"{indent}{prefix}(", f"{inner}{expr.text}", f"{indent}){suffix}"]
+        return [line]
+    if isinstance(expr, Sub):
+        head = f"{indent}{prefix}{expr.head}["
+        tail = f"{indent}]{suffix}"
+        if len(expr.args) == 1:
+            return [head, *layout(expr.args[0], inner), tail]
+        body = [out for arg in expr.args for out in layout(arg, inner, suffix=",")]
+        return [head, *body, tail]
+    if parenthesize_union:
+        return [f"{indent}{prefix}(", *layout(expr, inner), f"{indent}){suffix}"]
+    return _union_lines(expr, indent, prefix, suffix)
+
+
+def _union_lines(expr: Union, indent: str, prefix: str, suffix: str) -> list[str]:
+    """Arms one per line, each after the first led by `| `, as `black` splits at `|`."""
+    lines: list[str] = []
+    last = len(expr.arms) - 1
+    for index, arm in enumerate(expr.arms):
+        lead = prefix if index == 0 else "| "
+        lines.extend(layout(arm, indent, lead, suffix if index == last else ""))
+    return lines
+
+
+def field(key: str, expr: Expr, indent: str = INDENT) -> list[str]:
+    """A class-syntax TypedDict field `key: annotation`."""
+    return layout(expr, indent, f"{key}: ", parenthesize_union=True)
+
+
+def dict_entry(key: str, expr: Expr, indent: str) -> list[str]:
+    """An entry `"key": annotation,` of a functional TypedDict's dict."""
+    return layout(expr, indent, f"{key}: ", ",")
+
+
+def class_header(name: str, base: str) -> list[str]:
+    line = f"class {name}({base}):"
+    if fits(line):
+        return [line]
+    return [f"class {name}(", f"{INDENT}{base}", "):"]
+
+
+def method(name: str, args: str, returns: str, stub: bool) -> list[str]:
+    """`async def name(self, args: A) -> R:` in the `Tools` class, `: ...` when `stub`.
+    Argument and return types are always names (the IR names every root type), so a long
+    def only ever splits at its parameters, as `black` does."""
+    end = ": ..." if stub else ":"
+    line = f"{INDENT}async def {name}(self, args: {args}) -> {returns}{end}"
+    if fits(line):
+        return [line]
+    inner = INDENT * 2
+    params = f"{inner}self, args: {args}"
+    body = (
+        [params]
+        if fits(params)
+        else [f"{inner}self,", *layout(Atom(args), inner, "args: ", ",", parenthesize_union=True)]
+    )
+    tail = layout(Atom(returns), INDENT, ") -> ", end, parenthesize_union=True)
+    return [f"{INDENT}async def {name}(", *body, *tail]
+
+
+def assignment(target: str, value: Expr) -> list[str]:
+    """`target: TypeAlias = value`, split at the value's bracket, or in parentheses for a
+    union; a long atom is always parenthesized, even when that does not make it fit."""
+    if isinstance(value, Atom) and not fits(f"{target} = {value.text}"):
+        return [f"{target} = (", f"{INDENT}{value.text}", ")"]
+    return layout(value, "", f"{target} = ", parenthesize_union=True)
+
+
+def call_lines(target: str, function: str, args: list[list[str]]) -> list[str]:
+    """`target = function(arg, ...)` exploded one argument per line with magic trailing
+    commas; each argument comes as its lines, already indented one level."""
+    lines = [f"{target} = {function}("]
+    for arg in args:
+        lines.extend(arg[:-1])
+        lines.append(f"{arg[-1]},")
+    lines.append(")")
+    return lines

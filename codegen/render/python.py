@@ -1,0 +1,391 @@
+"""The Python SDK: TypedDicts, a `Tools` protocol of async methods, and `tools: Tools`.
+
+Takes an IR catalog and returns the module text, byte-identical for the same catalog. The
+first part (docstring, imports, `ToolCallError`) never depends on the tool set. Type names
+come from the IR; this module decides only how they are spelled in Python and escapes every
+string that came from a schema where it lands: string literals, comments and docstrings. The
+layout is `black`'s (see `pyformat`), so the output needs no formatter.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import ir
+from ..names import ANNOTATION_NAMES, is_class_field, is_method_name
+from . import pyformat as fmt
+from .env import render
+from .notes import notes
+from .text import description_lines, escape_hidden
+
+PRAGMAS = (
+    "type:",
+    "mypy:",
+    "pyright:",
+    "fmt:",
+    "yapf:",
+    "pylint:",
+    "ruff:",
+    "isort:",
+    "noqa",
+    "pragma:",
+    "nosec",
+    "pyre-",
+    "pytype:",
+    "black:",
+)
+"""Comment prefixes some tool reads as an instruction; description text that starts with
+one is quoted so no checker or formatter obeys a schema."""
+
+TUPLE_VARIANTS_LIMIT = 8
+"""Most lengths spelled as a union of tuples when trailing tuple items are optional."""
+
+
+# --- strings ------------------------------------------------------------------------------
+
+
+def py_str(value: str) -> str:
+    """A Python string literal for any text, quoted the way `black` leaves it: double
+    quotes unless single quotes need fewer escapes; every hidden or line-breaking character
+    escaped, so the literal always stays on one line and is valid UTF-8."""
+    body = escape_hidden(value.replace("\\", "\\\\")).replace("\n", "\\n").replace("\t", "\\t")
+    if body.count('"') > body.count("'"):
+        return "'" + body.replace("'", "\\'") + "'"
+    return '"' + body.replace('"', '\\"') + '"'
+
+
+def py_literal(value: Any) -> str:
+    """A JSON value in Python literal syntax (`True`, `None`, exact integers)."""
+    if value is None:
+        return "None"
+    if value is True:
+        return "True"
+    if value is False:
+        return "False"
+    if isinstance(value, str):
+        return py_str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(py_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_str(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def json_to_py(text: str) -> str:
+    """Compact JSON text (as the IR keeps defaults and examples) as a Python literal."""
+    return py_literal(json.loads(text))
+
+
+# --- comments and docstrings --------------------------------------------------------------
+
+
+def comment_lines(lines: Iterable[str], indent: str) -> list[str]:
+    """`# text` lines; text that a tool would read as a pragma is quoted with `> `."""
+    result = []
+    for line in lines:
+        text = line.rstrip()
+        if text.lstrip().lower().startswith(PRAGMAS):
+            text = "> " + text
+        result.append(f"{indent}# {text}" if text else f"{indent}#")
+    return result
+
+
+def _docstring_text(line: str) -> str:
+    """One docstring line: backslashes doubled (no escape can form), and quotes escaped
+    where they could close the docstring or touch its delimiters."""
+    text = line.replace("\\", "\\\\")
+    out = []
+    for index, char in enumerate(text):
+        if char == '"' and (
+            index == 0
+            or index == len(text) - 1
+            or text[index - 1 : index] == '"'
+            or text[index + 1 : index + 2] == '"'
+        ):
+            out.append('\\"')
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def docstring(lines: tuple[str, ...], indent: str) -> list[str]:
+    """A docstring `black` leaves unchanged: one line, or the first line after the opening
+    quotes and the closing quotes on their own line."""
+    body = [_docstring_text(line) for line in lines]
+    if len(body) == 1:
+        end = " " if body[0].endswith('"') else ""
+        return [f'{indent}"""{body[0]}{end}"""']
+    rest = [f"{indent}{line}" if line else "" for line in body[1:]]
+    return [f'{indent}"""{body[0]}', *rest, f'{indent}"""']
+
+
+# --- types --------------------------------------------------------------------------------
+
+_PRIMITIVES = {
+    "string": "str",
+    "number": "float",
+    "integer": "int",
+    "boolean": "bool",
+    "null": "None",
+}
+
+
+INT64_MAX = 2**63 - 1
+"""mypy accepts integer literal types only within 64 bits."""
+
+
+def _in_literal(value: ir.Scalar) -> bool:
+    if value is None or isinstance(value, float):
+        return False
+    return isinstance(value, bool | str) or abs(value) <= INT64_MAX
+
+
+def _literal_expr(node: ir.LiteralType) -> tuple[fmt.Expr, tuple[str, ...]]:
+    """`Literal[...]` holds strings, booleans and 64-bit integers; `None` becomes its own arm,
+    and floats and larger integers (which type checkers reject in `Literal`) become `float`
+    / `int` with a note listing every allowed value exactly."""
+    members = [v for v in node.values if _in_literal(v)]
+    arms: list[fmt.Expr] = []
+    if members:
+        arms.append(fmt.Sub("Literal", tuple(fmt.Atom(py_literal(v)) for v in members)))
+    wide = [v for v in node.values if not _in_literal(v) and v is not None]
+    if any(isinstance(v, int) for v in wide):
+        arms.append(fmt.Atom("int"))
+    if any(isinstance(v, float) for v in wide):
+        arms.append(fmt.Atom("float"))
+    if None in node.values:
+        arms.append(fmt.Atom("None"))
+    note = ("one of " + ", ".join(py_literal(v) for v in node.values),) if wide else ()
+    return (arms[0] if len(arms) == 1 else fmt.Union(tuple(arms))), note
+
+
+def type_expr(node: ir.TypeNode) -> fmt.Expr:
+    """The Python annotation of an IR type node."""
+    if isinstance(node, ir.Primitive):
+        return fmt.Atom(_PRIMITIVES[node.kind])
+    if isinstance(node, ir.RefType):
+        return fmt.Atom(node.name)
+    if isinstance(node, ir.AnyType | ir.UnknownType):
+        return fmt.Atom("Any")
+    if isinstance(node, ir.NeverType):
+        return fmt.Atom("Never")
+    if isinstance(node, ir.LiteralType):
+        return _literal_expr(node)[0]
+    if isinstance(node, ir.ArrayType):
+        return fmt.Sub("list", (type_expr(node.items),))
+    if isinstance(node, ir.MapType):
+        return fmt.Sub("dict", (fmt.Atom("str"), type_expr(node.values)))
+    if isinstance(node, ir.TupleType):
+        return _tuple_expr(node)
+    arms: list[fmt.Expr] = []
+    for arm in node.arms:
+        spelled = type_expr(arm)
+        arms.extend(spelled.arms if isinstance(spelled, fmt.Union) else (spelled,))
+    return fmt.Union(tuple(dict.fromkeys(arms)))
+
+
+def _tuple_expr(node: ir.TupleType) -> fmt.Expr:
+    items = [type_expr(item) for item in node.items]
+    if not items:
+        return fmt.Sub("tuple", (fmt.Atom("()"),))
+    if len(items) - node.min_items > TUPLE_VARIANTS_LIMIT:
+        every = [*items, *([type_expr(node.rest)] if node.rest is not None else [])]
+        arms = tuple(dict.fromkeys(every))
+        return fmt.Sub("list", (arms[0] if len(arms) == 1 else fmt.Union(arms),))
+    variants: list[fmt.Expr] = []
+    for length in range(node.min_items, len(items) + 1):
+        args: list[fmt.Expr] = list(items[:length]) or [fmt.Atom("()")]
+        if length == len(items) and node.rest is not None:
+            args.append(fmt.Sub("*tuple", (type_expr(node.rest), fmt.Atom("..."))))
+        variants.append(fmt.Sub("tuple", tuple(args)))
+    return variants[0] if len(variants) == 1 else fmt.Union(tuple(variants))
+
+
+def _names_in(expr: fmt.Expr) -> set[str]:
+    if isinstance(expr, fmt.Atom):
+        return {expr.text}
+    children = expr.args if isinstance(expr, fmt.Sub) else expr.arms
+    return set().union(*(_names_in(child) for child in children))
+
+
+def _deferred(expr: fmt.Expr, declared: set[str], named: set[str]) -> fmt.Expr:
+    """The expression, quoted as a forward reference when it names a type declared later
+    (only recursion does that)."""
+    if _names_in(expr) & (named - declared):
+        return fmt.Atom(py_str(fmt.flat(expr)))
+    return expr
+
+
+# --- declarations -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldView:
+    key: str
+    annotation: fmt.Expr
+    comments: tuple[str, ...]
+
+
+def _field_view(item: ir.Field, declared: set[str], named: set[str]) -> _FieldView:
+    expr = type_expr(item.type)
+    extra_notes: tuple[str, ...] = ()
+    if isinstance(item.type, ir.LiteralType):
+        extra_notes = _literal_expr(item.type)[1]
+    expr = _deferred(expr, declared, named)
+    if not item.required:
+        expr = fmt.Sub("NotRequired", (expr,))
+    lines = list(description_lines(item.docs.description))
+    found = [
+        f"default: {n.text}" if n.kind == "default" else n.text
+        for n in notes(item.docs, json_to_py)
+    ] + list(extra_notes)
+    if found:
+        lines.append("; ".join(found))
+    return _FieldView(item.key, expr, tuple(lines))
+
+
+def _open_comment(extra: ir.TypeNode | None) -> list[str]:
+    if extra is None:
+        return []
+    if isinstance(extra, ir.AnyType):
+        return ["Other keys are allowed."]
+    return [f"Other keys map to {fmt.flat(type_expr(extra))}."]
+
+
+def _class_syntax_fits(views: list[_FieldView]) -> bool:
+    """Class syntax needs keys that are plain identifiers and that do not shadow a name the
+    class's own annotations use (`list: str` would break a later `list[...]`)."""
+    used = set().union(*(_names_in(v.annotation) for v in views)) if views else set()
+    return all(
+        is_class_field(v.key) and v.key not in used and v.key not in ANNOTATION_NAMES for v in views
+    )
+
+
+def _object_lines(named_type: ir.ObjectType, declared: set[str], named: set[str]) -> list[str]:
+    views = [_field_view(item, declared, named) for item in named_type.fields]
+    description = description_lines(named_type.docs.description)
+    if _class_syntax_fits(views):
+        lines = fmt.class_header(named_type.name, "TypedDict")
+        if description:
+            lines += docstring(description, fmt.INDENT)
+            if views or named_type.extra is not None:
+                lines.append("")
+        for view in views:
+            lines += comment_lines(view.comments, fmt.INDENT)
+            lines += fmt.field(view.key, view.annotation)
+        lines += comment_lines(_open_comment(named_type.extra), fmt.INDENT)
+        if len(lines) == 1:
+            lines.append(f"{fmt.INDENT}pass")
+        return lines
+    return _functional_lines(named_type, views, description)
+
+
+def _functional_lines(
+    named_type: ir.ObjectType, views: list[_FieldView], description: tuple[str, ...]
+) -> list[str]:
+    """`Name = TypedDict("Name", {...})`, for keys class syntax cannot hold."""
+    name = named_type.name
+    opening = comment_lines(description, "")
+    entries = [(comment_lines(v.comments, ""), py_str(v.key), v.annotation) for v in views]
+    closing = comment_lines(_open_comment(named_type.extra), "")
+    one_line = (
+        f"{name} = TypedDict({py_str(name)}, {{"
+        + ", ".join(f"{key}: {fmt.flat(expr)}" for _, key, expr in entries)
+        + "})"
+    )
+    if not closing and not any(c for c, _, _ in entries) and fmt.fits(one_line):
+        return [*opening, one_line]
+    inner = fmt.INDENT * 2
+    body = [f"{fmt.INDENT}{{"]
+    for comments, key, expr in entries:
+        body += [f"{inner}{c}" for c in comments]
+        body += fmt.dict_entry(key, expr, inner)
+    body += [f"{inner}{c}" for c in closing]
+    body.append(f"{fmt.INDENT}}}")
+    first = [f"{fmt.INDENT}{py_str(name)}"]
+    return [*opening, *fmt.call_lines(name, "TypedDict", [first, body])]
+
+
+def _alias_lines(alias: ir.AliasType, declared: set[str], named: set[str]) -> list[str]:
+    """`Name: TypeAlias = ...`; the value is quoted only when it names a type declared
+    later (itself included), which only recursion does."""
+    value = _deferred(type_expr(alias.target), declared, named)
+    lines = comment_lines(description_lines(alias.docs.description), "")
+    return lines + fmt.assignment(f"{alias.name}: TypeAlias", value)
+
+
+def declarations(catalog: ir.Catalog) -> list[str]:
+    """Every named type, each as one block of lines, in declaration order."""
+    named = {t.name for t in catalog.types}
+    declared: set[str] = set()
+    blocks = []
+    for named_type in catalog.types:
+        if isinstance(named_type, ir.ObjectType):
+            lines = _object_lines(named_type, declared, named)
+        else:
+            lines = _alias_lines(named_type, declared, named)
+        declared.add(named_type.name)
+        blocks.append("\n".join(lines))
+    return blocks
+
+
+# --- the Tools protocol -------------------------------------------------------------------
+
+
+def _signature_types(tool: ir.Tool) -> tuple[str, str]:
+    """Argument and return types: names, or `Any` and primitives (the IR names the rest)."""
+    returns = fmt.flat(type_expr(tool.output)) if tool.output is not None else "Any"
+    return fmt.flat(type_expr(tool.args)), returns
+
+
+def tool_members(catalog: ir.Catalog) -> list[str]:
+    """One block per tool in name order: a method, or a `tools["name"]` comment for names
+    that cannot be methods; `pass` when no statement was emitted."""
+    blocks = []
+    methods = 0
+    for tool in catalog.tools:
+        args, returns = _signature_types(tool)
+        description = description_lines(tool.description)
+        if is_method_name(tool.name):
+            methods += 1
+            lines = fmt.method(tool.name, args, returns, stub=not description)
+            if description:
+                lines += docstring(description, fmt.INDENT * 2)
+                lines.append(f"{fmt.INDENT * 2}...")
+        else:
+            call = f"tools[{py_str(tool.name)}](args: {args}) -> {returns}"
+            lines = comment_lines([call], fmt.INDENT)
+            lines += comment_lines(
+                (f"  {line}" if line else "" for line in description), fmt.INDENT
+            )
+        blocks.append("\n".join(lines))
+    if not methods:
+        blocks.append(f"{fmt.INDENT}pass")
+    return blocks
+
+
+def render_python_sdk(catalog: ir.Catalog) -> str:
+    """The Python SDK module for a catalog."""
+    return render(
+        "python/sdk.py.jinja", declarations=declarations(catalog), members=tool_members(catalog)
+    )
+
+
+def json_schema_to_py(schema: Any) -> str:
+    """One Python annotation for any schema, with no naming context (objects are
+    `dict[str, Any]`). Total: any input gives a string, never an exception."""
+    try:
+        from ..build import build_type
+        from ..validate import deep_recursion
+
+        with deep_recursion():
+            return fmt.flat(type_expr(build_type(schema)))
+    except Exception:
+        return "Any"

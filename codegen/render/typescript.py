@@ -1,0 +1,379 @@
+"""Render: the IR catalog to one TypeScript declarations file (`sdk.d.ts`).
+
+Takes a frozen `ir.Catalog` and returns the text of a script (no import or export): a fixed
+header and `JsonValue` alias, one `interface` per `ObjectType` and one `type` per
+`AliasType` under exactly the names the IR decided (so the TypeScript and Python SDKs are
+name-identical), then `ToolArgsMap`, `ToolOutputMap`, `ToolName`, `ToolCallError` and
+`tools`. Guarantees: the same catalog gives the same bytes; the output passes
+`tsc --noEmit --strict`; no text from a schema can end a comment or a string, or switch
+off type checking (`@ts-ignore`). All decisions are made here, in small view models; the
+template `typescript/sdk.d.ts.jinja` only lays out finished lines.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+from .. import ir
+from ..names import is_ts_identifier
+from .env import render
+from .notes import notes
+from .text import description_lines
+
+TEMPLATE = "typescript/sdk.d.ts.jinja"
+
+INDEX_KEY = "[key: string]"
+"""The index signature of an object that accepts undeclared keys."""
+
+_PRIMITIVES = {
+    "string": "string",
+    "number": "number",
+    "integer": "number",
+    "boolean": "boolean",
+    "null": "null",
+}
+
+_UNSAFE_IN_STRING = re.compile(
+    "[\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f"
+    "\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
+"""Characters `json.dumps(ensure_ascii=False)` leaves raw but a string literal must not
+hold raw: DEL and C1 controls, invisible and bidirectional formatting characters, the line
+and paragraph separators (a line break to editors) and lone surrogates (not UTF-8). The same
+set `text.escape_hidden` shows in comments; C0 controls are already escaped by `json`."""
+
+_DIRECTIVE = re.compile(r"@(?=ts-|jsx)", re.IGNORECASE)
+"""`@ts-ignore`, `@ts-expect-error`, `@ts-nocheck` and the `@jsx*` pragmas: TypeScript reads
+them inside comments, so a description must never spell one."""
+
+
+# --- strings, keys and comments ---------------------------------------------------------
+
+
+def _unicode_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+@cache
+def ts_string(text: str) -> str:
+    """A JSON string literal that is also a safe TypeScript string: valid UTF-8, on one
+    line, every hidden character shown as `\\uXXXX`. Cached: keys and tool names repeat."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return quoted if quoted.isascii() else _UNSAFE_IN_STRING.sub(_unicode_escape, quoted)
+
+
+@cache
+def ts_key(key: str) -> str:
+    """A property key as written: bare when it is a plain ASCII identifier, else quoted."""
+    return key if is_ts_identifier(key) else ts_string(key)
+
+
+def comment_safe(line: str) -> str:
+    """One comment line that cannot close the comment or act as a compiler directive.
+    Plain membership checks first: most lines hold neither `*/` nor `@`."""
+    if "*/" in line:
+        line = line.replace("*/", "*\\/")
+    if "@" in line:
+        line = _DIRECTIVE.sub("\\\\@", line)
+    return line
+
+
+def jsdoc(lines: Iterable[str]) -> tuple[str, ...]:
+    """A JSDoc block for finished text lines: `/** text */` for one line, the multi-line
+    form for several, nothing for none. Blank lines inside stay (` *`) as paragraph
+    breaks."""
+    safe = [comment_safe(line) for line in lines]
+    if not safe:
+        return ()
+    if len(safe) == 1:
+        return (f"/** {safe[0]} */",)
+    return ("/**", *(f" * {line}" if line else " *" for line in safe), " */")
+
+
+def _literal(json_value: str) -> str:
+    """JSON text is already TypeScript literal text; `jsdoc` escapes it for the comment."""
+    return json_value
+
+
+@lru_cache(maxsize=8192)
+def _description(text: str | None) -> tuple[str, ...]:
+    """`description_lines`, cached (field descriptions repeat across a server's tools:
+    `owner`, `repo`, `path`), with a fast path for the common one-line printable ASCII text,
+    which has no line break, tab or hidden character, so it only needs trimming."""
+    if text and text.isascii() and text.isprintable():
+        stripped = text.strip()
+        return (stripped,) if stripped else ()
+    return description_lines(text)
+
+
+def _has_notes(docs: ir.Docs) -> bool:
+    """Whether `notes` would find anything: every `Docs` field but the description and the
+    title feeds a note. Most fields have a description at most, and this check is far
+    cheaper than building the empty list."""
+    return bool(
+        docs.default is not None
+        or docs.constraints
+        or docs.format
+        or docs.pattern
+        or docs.examples
+        or docs.read_only
+        or docs.write_only
+        or docs.notes
+        or docs.deprecated
+    )
+
+
+def docs_lines(docs: ir.Docs) -> list[str]:
+    """Description lines, then the constraint notes: plain notes first, then the JSDoc tags
+    (`@default`, `@deprecated`), because a tag's text runs on until the next tag and would
+    swallow any plain line after it."""
+    if docs is ir.EMPTY_DOCS:
+        return []
+    lines = list(_description(docs.description))
+    if not _has_notes(docs):
+        return lines
+    tags = []
+    for note in notes(docs, literal=_literal):
+        if note.kind == "default":
+            tags.append(f"@default {note.text}")
+        elif note.kind == "deprecated":
+            tags.append("@deprecated")
+        else:
+            lines.append(note.text)
+    return lines + tags
+
+
+def tool_doc_lines(tool: ir.Tool) -> list[str]:
+    """The title (if any), a blank line, then the description."""
+    title = _description(tool.title)
+    description = _description(tool.description)
+    if title and description:
+        return [*title, "", *description]
+    return list(title or description)
+
+
+# --- type spelling ----------------------------------------------------------------------
+
+
+def _literal_value(value: ir.Scalar) -> str:
+    """A scalar as a literal type; integers keep every digit, floats their JSON text. NaN
+    and the infinities have no literal type (strict JSON never holds them, but
+    `json_schema_to_ts` takes any Python value), so they widen to `number`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return ts_string(value)
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value) if math.isfinite(value) else "number"
+
+
+def is_union(node: ir.TypeNode) -> bool:
+    """Whether the spelling of `node` has a top-level `|` and so needs parentheses before
+    a postfix (`[]`, `?`)."""
+    if isinstance(node, ir.UnionType):
+        return len(node.arms) > 1
+    return isinstance(node, ir.LiteralType) and len(node.values) > 1
+
+
+def _postfix_operand(node: ir.TypeNode) -> str:
+    text = spell(node)
+    return f"({text})" if is_union(node) else text
+
+
+def _tuple(node: ir.TupleType) -> str:
+    parts = []
+    for index, item in enumerate(node.items):
+        parts.append(_postfix_operand(item) + "?" if index >= node.min_items else spell(item))
+    if node.rest is not None:
+        parts.append(f"...{_postfix_operand(node.rest)}[]")
+    return "[" + ", ".join(parts) + "]"
+
+
+def spell(node: ir.TypeNode) -> str:
+    """The TypeScript type expression of one IR node. Recurses only into containers
+    (arrays, tuples, maps: at most `build.INLINE_LIMIT` deep); union arms are a flat loop,
+    whatever their number. The most frequent nodes are tested first."""
+    if isinstance(node, ir.RefType):
+        return node.name
+    if isinstance(node, ir.Primitive):
+        return _PRIMITIVES[node.kind]
+    if isinstance(node, ir.ArrayType):
+        return _postfix_operand(node.items) + "[]"
+    if isinstance(node, ir.UnionType):
+        return " | ".join([spell(arm) for arm in node.arms])
+    if isinstance(node, ir.LiteralType):
+        return " | ".join([_literal_value(v) for v in node.values]) if node.values else "never"
+    if isinstance(node, ir.MapType):
+        return f"{{ {INDEX_KEY}: {spell(node.values)} }}"
+    if isinstance(node, ir.TupleType):
+        return _tuple(node)
+    if isinstance(node, ir.AnyType):
+        return "JsonValue"
+    if isinstance(node, ir.NeverType):
+        return "never"
+    return "unknown"
+
+
+def json_schema_to_ts(schema: Any) -> str:
+    """One TypeScript type expression for any input, with no naming context (objects become
+    maps). Total: a value that is not a schema, or any failure while building, gives
+    `unknown`, so a caller never has to guard this call."""
+    if not isinstance(schema, dict | bool):
+        return "unknown"
+    try:
+        from ..build import build_type
+        from ..validate import deep_recursion
+
+        with deep_recursion():  # as the pipeline builds, so both give the same type
+            return spell(build_type(schema))
+    except Exception:
+        return "unknown"
+
+
+# --- index signatures -------------------------------------------------------------------
+
+
+def _fits_json_value(node: ir.TypeNode) -> bool:
+    """Whether every value of `node` is assignable to `JsonValue` as TypeScript sees it.
+    Named types are not: an interface has no implicit index signature. Nor is a tuple with
+    optional elements (its elements include `undefined`)."""
+    if isinstance(node, ir.Primitive | ir.LiteralType | ir.AnyType | ir.NeverType):
+        return True
+    if isinstance(node, ir.ArrayType):
+        return _fits_json_value(node.items)
+    if isinstance(node, ir.MapType):
+        return _fits_json_value(node.values)
+    if isinstance(node, ir.UnionType):
+        return all(_fits_json_value(arm) for arm in node.arms)
+    if isinstance(node, ir.TupleType):
+        return (
+            node.min_items >= len(node.items)
+            and all(_fits_json_value(item) for item in node.items)
+            and (node.rest is None or _fits_json_value(node.rest))
+        )
+    return False
+
+
+def index_value(obj: ir.ObjectType) -> str:
+    """The value type of an open object's index signature. TypeScript requires every named
+    member to be assignable to it (TS2411), so it is the union of the extra type, each
+    member type it does not already cover, and `undefined` when a member is optional
+    (under `--strict` an optional member's type includes `undefined`)."""
+    assert obj.extra is not None
+    parts: list[str] = []
+    if not isinstance(obj.extra, ir.NeverType):
+        parts.append(spell(obj.extra))
+    extra_is_any = isinstance(obj.extra, ir.AnyType)
+    optional = False
+    for item in obj.fields:
+        optional = optional or not item.required
+        if extra_is_any and _fits_json_value(item.type):
+            continue
+        if not isinstance(item.type, ir.NeverType):
+            parts.append(spell(item.type))
+    if optional:
+        parts.append("undefined")
+    unique = list(dict.fromkeys(parts))
+    if "unknown" in unique:
+        return "unknown"
+    return " | ".join(unique) if unique else "never"
+
+
+# --- view models ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One line inside a declaration's braces, with the JSDoc lines above it."""
+
+    comment: tuple[str, ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One top-level declaration: JSDoc lines, the opening line, and members when `block`
+    (then the template closes the brace)."""
+
+    comment: tuple[str, ...]
+    head: str
+    members: tuple[Member, ...] = ()
+    block: bool = False
+
+
+def _interface(name: str, comment: tuple[str, ...], members: list[Member]) -> Declaration:
+    if not members:
+        return Declaration(comment, f"interface {name} {{}}")
+    return Declaration(comment, f"interface {name} {{", tuple(members), block=True)
+
+
+def object_declaration(obj: ir.ObjectType) -> Declaration:
+    """`interface Name { ... }`. A closed object with no fields gets `[key: string]: never`
+    rather than an empty body: an empty interface is TypeScript's `{}`, which accepts any
+    value but `null`/`undefined` (even `5`), while the index signature accepts exactly an
+    object without keys, which is what the schema says."""
+    members = [
+        Member(
+            jsdoc(docs_lines(item.docs)),
+            f"{ts_key(item.key)}{'' if item.required else '?'}: {spell(item.type)};",
+        )
+        for item in obj.fields
+    ]
+    if obj.extra is not None:
+        members.append(Member((), f"{INDEX_KEY}: {index_value(obj)};"))
+    elif not members:
+        members.append(Member((), f"{INDEX_KEY}: never;"))
+    return _interface(obj.name, jsdoc(docs_lines(obj.docs)), members)
+
+
+def alias_declaration(alias: ir.AliasType) -> Declaration:
+    """`type Name = ...;`. An alias only refers to itself through an array, tuple or map
+    (the build turns a reference cycle through nothing but unions into `never`), which
+    TypeScript accepts."""
+    return Declaration(jsdoc(docs_lines(alias.docs)), f"type {alias.name} = {spell(alias.target)};")
+
+
+def tool_maps(catalog: ir.Catalog) -> tuple[Declaration, Declaration]:
+    """`ToolArgsMap` (with each tool's title and description) and `ToolOutputMap` (a tool
+    without an output schema returns any JSON value)."""
+    args = []
+    outputs = []
+    for tool in catalog.tools:
+        key = ts_key(tool.name)
+        args.append(Member(jsdoc(tool_doc_lines(tool)), f"{key}: {spell(tool.args)};"))
+        output = "JsonValue" if tool.output is None else spell(tool.output)
+        outputs.append(Member((), f"{key}: {output};"))
+    return _interface("ToolArgsMap", (), args), _interface("ToolOutputMap", (), outputs)
+
+
+def declarations(catalog: ir.Catalog) -> list[Declaration]:
+    """Every declaration that depends on the tool set, in output order: each tool's named
+    types in IR order (tools in code-point order), then the two maps."""
+    result = [
+        object_declaration(named) if isinstance(named, ir.ObjectType) else alias_declaration(named)
+        for named in catalog.types
+    ]
+    result.extend(tool_maps(catalog))
+    return result
+
+
+def clear_caches() -> None:
+    """Forget the cached per-key and per-description work, so a benchmark measures a cold
+    render, as one CLI run is."""
+    ts_string.cache_clear()
+    ts_key.cache_clear()
+    _description.cache_clear()
+
+
+def render_typescript_sdk(catalog: ir.Catalog) -> str:
+    """The declarations file for a catalog; the same catalog always gives the same bytes."""
+    return render(TEMPLATE, declarations=declarations(catalog))

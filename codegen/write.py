@@ -1,0 +1,44 @@
+"""Writing: the only module that touches the disk.
+
+Writes are atomic (a temporary file in the same directory, then a rename), so a reader never
+sees half a file and an interrupted run leaves the old file intact. A file whose bytes would
+not change is not touched, so timestamps and build caches stay valid.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .errors import UsageError
+
+
+def write_text(path: str | Path, text: str) -> bool:
+    """Write `text` as UTF-8 to `path` atomically; returns False when it was already current."""
+    target = Path(path)
+    data = text.encode("utf-8")
+    try:
+        if target.is_file() and target.read_bytes() == data:
+            return False
+        directory = target.parent if str(target.parent) else Path(".")
+        directory.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=directory
+        )
+        try:
+            with os.fdopen(descriptor, "wb") as stream:
+                stream.write(data)
+            if target.exists():
+                os.chmod(temporary, target.stat().st_mode & 0o7777)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(temporary, 0o666 & ~umask)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    return True

@@ -1,0 +1,198 @@
+"""The black-compatible layout: random type expressions in every statement shape the SDK
+emits must come out as a fixed point of `black`, and hostile text must never change the
+module's structure."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import black
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from codegen.pipeline import compile_value
+from codegen.render import pyformat as fmt
+from codegen.render.python import py_str, render_python_sdk
+
+MODE = black.Mode()
+
+names = st.builds(lambda n: "N" + "a" * n, st.sampled_from([2, 8, 15, 30, 60, 90]))
+strings = st.builds(lambda n: '"' + "s" * n + '"', st.sampled_from([1, 5, 20, 50, 95]))
+atoms = st.one_of(names, strings, st.sampled_from(["int", "str", "None", "Any"])).map(fmt.Atom)
+
+
+def _subs(children: st.SearchStrategy[fmt.Expr]) -> st.SearchStrategy[fmt.Expr]:
+    single = st.builds(
+        lambda head, arg: fmt.Sub(head, (arg,)), st.sampled_from(["list", "NotRequired"]), children
+    )
+    multi = st.builds(
+        lambda head, args: fmt.Sub(head, tuple(args)),
+        st.sampled_from(["Literal", "dict", "tuple"]),
+        st.lists(children, min_size=1, max_size=6),
+    )
+    rest = st.builds(
+        lambda args, tail: fmt.Sub("tuple", (*args, fmt.Sub("*tuple", (tail, fmt.Atom("..."))))),
+        st.lists(children, min_size=1, max_size=3),
+        children,
+    )
+    return st.one_of(single, multi, rest)
+
+
+def _union(children: st.SearchStrategy[fmt.Expr]) -> st.SearchStrategy[fmt.Expr]:
+    arms = children.filter(lambda e: not isinstance(e, fmt.Union))
+    return st.lists(arms, min_size=2, max_size=5).map(lambda a: fmt.Union(tuple(a)))
+
+
+exprs = st.recursive(atoms, lambda c: st.one_of(_subs(c), _union(c)), max_leaves=14)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    exprs,
+    exprs,
+    exprs,
+    st.sampled_from([1, 10, 40]),
+    st.sampled_from([1, 50, 80]),
+    st.sampled_from([1, 30, 60]),
+    st.sampled_from([3, 30, 70, 90]),
+    st.booleans(),
+)
+def test_layout_is_a_black_fixed_point(
+    field_expr: fmt.Expr,
+    entry_expr: fmt.Expr,
+    alias_expr: fmt.Expr,
+    key: int,
+    cls: int,
+    method: int,
+    name: int,
+    stub: bool,
+) -> None:
+    lines = fmt.class_header("C" + "x" * cls, "TypedDict")
+    lines += fmt.field("k" * key, field_expr)
+    lines += fmt.field("k" * key + "2", fmt.Sub("NotRequired", (entry_expr,)))
+    lines += ["", ""]
+    body = [
+        f"{fmt.INDENT}{{",
+        *fmt.dict_entry('"key-1"', entry_expr, fmt.INDENT * 2),
+        *fmt.dict_entry('"key-2"', field_expr, fmt.INDENT * 2),
+        f"{fmt.INDENT}}}",
+    ]
+    lines += fmt.call_lines("F", "TypedDict", [[f'{fmt.INDENT}"F"'], body])
+    lines += ["", ""]
+    lines += fmt.assignment("A" * key + ": TypeAlias", alias_expr)
+    lines += ["", "", "class Tools(Protocol):"]
+    lines += fmt.method("m" * method, "A" * name, "R" * name, stub)
+    if not stub:
+        lines += ['        """Doc."""', "        ..."]
+    source = "\n".join(lines) + "\n"
+    assert black.format_str(source, mode=MODE) == source
+
+
+hostile_text = st.lists(
+    st.sampled_from(
+        [
+            '"',
+            "'",
+            "\\",
+            "\n",
+            "\r",
+            "\u2028",
+            "\u2029",
+            "\x00",
+            "\x0c",
+            "\x85",
+            "*/",
+            "#",
+            "`",
+            "\ud800",
+            "\u202e",
+            "\t",
+            " ",
+            "a",
+            "é",
+            "\U0001f600",
+            "type: ignore",
+            "fmt: off",
+            "@ts-ignore",
+            '"""',
+            "x = 1",
+            "{",
+            "}",
+            "]",
+        ]
+    ),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hostile_text, hostile_text, hostile_text, hostile_text, hostile_text)
+def test_hostile_text_never_changes_the_module(
+    description: str, key: str, value: str, title: str, tool: str
+) -> None:
+    tools: list[dict[str, Any]] = [
+        {
+            "name": "t",
+            "description": description,
+            "inputSchema": {
+                "type": "object",
+                "description": title,
+                "properties": {
+                    key or "k": {
+                        "type": "string",
+                        "description": description,
+                        "enum": [value, description],
+                        "default": value,
+                        "pattern": title,
+                        "title": title,
+                    }
+                },
+                "additionalProperties": False,
+            },
+        }
+    ]
+    if tool.strip() and tool != "t":
+        tools.append(
+            {
+                "name": tool,
+                "description": description,
+                "inputSchema": {"type": "object", "properties": {}},
+            }
+        )
+    compiled = compile_value({"tools": tools})
+    assert compiled.catalog is not None, compiled.errors
+    text = render_python_sdk(compiled.catalog)
+    module = ast.parse(text)
+    assert black.format_str(text, mode=MODE) == text
+    kinds = [type(node).__name__ for node in module.body]
+    assert kinds[:3] == ["Expr", "ImportFrom", "ClassDef"]
+    assert kinds[-2:] == ["ClassDef", "AnnAssign"]
+    assert len(kinds) == 5 + len(compiled.catalog.types)
+    tools_class = module.body[-2]
+    assert isinstance(tools_class, ast.ClassDef)
+    for node in tools_class.body:
+        assert isinstance(node, ast.AsyncFunctionDef | ast.Pass)
+        if isinstance(node, ast.AsyncFunctionDef) and len(node.body) == 2:
+            doc = node.body[0]
+            assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
+            assert isinstance(doc.value.value, str)
+
+
+@given(st.text(max_size=30))
+def test_py_str_round_trips(value: str) -> None:
+    literal = py_str(value)
+    assert "\n" not in literal and "\r" not in literal
+    assert ast.literal_eval(literal) == value
+    literal.encode("utf-8")
+
+
+def test_width_table_matches_black() -> None:
+    """`scripts/generate_widths.py` keeps the table in step with the pinned black."""
+    from black.strings import str_width
+
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        assert fmt.width(char) == str_width(char), hex(code)

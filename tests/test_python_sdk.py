@@ -1,0 +1,446 @@
+"""The Python SDK: golden snapshots, then real checks on every snapshot and corpus file:
+`ast.parse`, `black` fixed point, `mypy --strict`, `pyright` strict, import at runtime, and
+the module's exact structure read from its AST."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import black
+import pytest
+
+from codegen import ir
+from codegen.names import is_method_name
+from codegen.pipeline import compile_sources, compile_value
+from codegen.render.python import json_schema_to_py, render_python_sdk
+from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
+
+
+@cache
+def catalog_of(path: Path) -> ir.Catalog:
+    compiled = compile_sources([str(path)])
+    assert compiled.catalog is not None, compiled.errors
+    return compiled.catalog
+
+
+def all_inputs() -> list[Path]:
+    return [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES
+
+
+def module_name(path: Path) -> str:
+    stem = path.stem.replace("-", "_").replace(".", "_")
+    return f"golden_{stem}" if path.parent == SCHEMAS else f"corpus_{stem}"
+
+
+@pytest.fixture(scope="module")
+def rendered_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every golden case and corpus file rendered once, as importable modules."""
+    directory = tmp_path_factory.mktemp("python_sdks")
+    for path in all_inputs():
+        text = render_python_sdk(catalog_of(path))
+        (directory / f"{module_name(path)}.py").write_text(text, encoding="utf-8")
+    return directory
+
+
+@pytest.mark.parametrize("case", GOLDEN_CASES)
+def test_golden_snapshot(case: str, golden: Any) -> None:
+    assert render_python_sdk(catalog_of(SCHEMAS / f"{case}.json")) == golden("python", "py")
+
+
+def test_at_least_25_golden_cases() -> None:
+    assert len(GOLDEN_CASES) >= 25
+
+
+@pytest.mark.parametrize(
+    "path",
+    all_inputs(),
+    ids=[
+        corpus_id(p) if p not in [SCHEMAS / f"{c}.json" for c in GOLDEN_CASES] else p.stem
+        for p in all_inputs()
+    ],
+)
+def test_black_fixed_point_and_structure(path: Path) -> None:
+    catalog = catalog_of(path)
+    text = render_python_sdk(catalog)
+    assert black.format_str(text, mode=black.Mode()) == text
+    check_structure(ast.parse(text), catalog, text)
+
+
+def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
+    """The module holds exactly: docstring, the typing import, ToolCallError, one statement
+    per named type in IR order, the Tools protocol, `tools: Tools`."""
+    body = module.body
+    assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+    assert isinstance(body[1], ast.ImportFrom) and body[1].module == "typing"
+    assert isinstance(body[2], ast.ClassDef) and body[2].name == "ToolCallError"
+    declared = body[3:-2]
+    assert [_declared_name(node) for node in declared] == [t.name for t in catalog.types]
+    tools_class = body[-2]
+    assert isinstance(tools_class, ast.ClassDef) and tools_class.name == "Tools"
+    assert [ast.unparse(b) for b in tools_class.bases] == ["Protocol"]
+    methods = [t for t in catalog.tools if is_method_name(t.name)]
+    if not methods:
+        assert [type(n) for n in tools_class.body] == [ast.Pass]
+    else:
+        assert all(isinstance(n, ast.AsyncFunctionDef) for n in tools_class.body)
+        assert [n.name for n in tools_class.body] == [t.name for t in methods]
+    for node, tool in zip(tools_class.body, methods, strict=False):
+        assert isinstance(node, ast.AsyncFunctionDef)
+        assert [a.arg for a in node.args.args] == ["self", "args"]
+        if tool.description and tool.description.strip():
+            doc = node.body[0]
+            assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
+            assert isinstance(doc.value.value, str)
+            assert ast.get_docstring(node, clean=False) == doc.value.value
+            assert len(node.body) == 2 and isinstance(node.body[1], ast.Expr)
+        else:
+            assert len(node.body) == 1
+        assert node.body[-1].value.value is Ellipsis  # type: ignore[attr-defined]
+    last = body[-1]
+    assert isinstance(last, ast.AnnAssign) and ast.unparse(last) == "tools: Tools"
+    # Every tool appears once, in name order, as a method or a `tools[...]` comment.
+    in_class = text[text.index("\nclass Tools(Protocol):") :]
+    listed = [
+        line.strip()
+        for line in in_class.splitlines()
+        if line.startswith(("    async def ", "    # tools["))
+    ]
+    assert len(listed) == len(catalog.tools)
+
+
+def _declared_name(node: ast.stmt) -> str:
+    if isinstance(node, ast.ClassDef):
+        assert [ast.unparse(b) for b in node.bases] == ["TypedDict"]
+        return node.name
+    if isinstance(node, ast.Assign):
+        assert isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "TypedDict"
+        [target] = node.targets
+        assert isinstance(target, ast.Name)
+        assert isinstance(node.value.args[0], ast.Constant)
+        assert node.value.args[0].value == target.id
+        return target.id
+    assert isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation) == "TypeAlias"
+    assert isinstance(node.target, ast.Name)
+    return node.target.id
+
+
+def test_mypy_strict_on_every_sdk(rendered_dir: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            os.devnull,
+            *sorted(str(p) for p in rendered_dir.glob("*.py")),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_pyright_strict_on_every_sdk(rendered_dir: Path) -> None:
+    pyright = shutil.which("pyright") or str(Path(sys.executable).parent / "pyright")
+    assert Path(pyright).exists(), "pyright is part of the test extra: pip install '.[test]'"
+    (rendered_dir / "pyrightconfig.json").write_text(
+        json.dumps({"typeCheckingMode": "strict", "pythonVersion": "3.11"})
+    )
+    result = subprocess.run(
+        [pyright, "--project", str(rendered_dir), str(rendered_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=rendered_dir,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 errors" in result.stdout
+
+
+def test_every_sdk_imports_at_runtime(rendered_dir: Path) -> None:
+    script = (
+        "import importlib.util, pathlib, sys\n"
+        "for path in sorted(pathlib.Path(sys.argv[1]).glob('*.py')):\n"
+        "    spec = importlib.util.spec_from_file_location(path.stem, path)\n"
+        "    module = importlib.util.module_from_spec(spec)\n"
+        "    spec.loader.exec_module(module)\n"
+        "    assert module.__annotations__['tools'] is module.Tools, path\n"
+        "    assert module.Tools._is_protocol, path\n"
+        "    error = module.ToolCallError('get-user', 'not found')\n"
+        "    assert error.tool_name == 'get-user' and str(error) == 'not found'\n"
+        "print('imported', len(list(pathlib.Path(sys.argv[1]).glob('*.py'))))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-W", "error", "-c", script, str(rendered_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"imported {len(all_inputs())}"
+
+
+def test_runtime_typeddicts_keep_required_keys(rendered_dir: Path) -> None:
+    """Forward references are quoted below `NotRequired`, so the runtime still knows which
+    keys are optional."""
+    import importlib.util
+
+    path = rendered_dir / "golden_recursion.py"
+    spec = importlib.util.spec_from_file_location("golden_recursion", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.WriteTreeNode.__required_keys__ == frozenset({"name"})
+    assert module.WriteTreeNode.__optional_keys__ == frozenset({"children", "meta"})
+    assert module.LinkedListArgs.__optional_keys__ == frozenset({"next"})
+
+
+def _render_hashes(seed: str) -> str:
+    script = (
+        "import hashlib, sys\n"
+        "from codegen.pipeline import compile_sources\n"
+        "from codegen.render.python import render_python_sdk\n"
+        "for path in sys.argv[1:]:\n"
+        "    text = render_python_sdk(compile_sources([path]).catalog)\n"
+        "    print(hashlib.sha256(text.encode()).hexdigest())\n"
+    )
+    paths = [str(p) for p in all_inputs()[::3]]
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    result = subprocess.run(
+        [sys.executable, "-c", script, *paths],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=ROOT,
+    )
+    return result.stdout
+
+
+def test_byte_identical_across_hash_seeds() -> None:
+    outputs = {_render_hashes(seed) for seed in ("0", "1", "4242")}
+    assert len(outputs) == 1
+
+
+def test_byte_identical_across_input_order(tmp_path: Path) -> None:
+    for path in [SCHEMAS / "tool_names.json", CORPUS_FILES[0], ROOT / "tests/corpus/mcp"]:
+        if path.is_dir():
+            continue
+        value = json.loads(path.read_text())
+        expected = render_python_sdk(catalog_of(path))
+        tools = list(value["tools"])
+        for seed in range(3):
+            random.Random(seed).shuffle(tools)
+            shuffled = compile_value({"tools": tools}, source=str(path)).catalog
+            assert shuffled is not None
+            assert render_python_sdk(shuffled) == expected
+    # File order of a directory does not matter either: sources are sorted.
+    for name in ("b.json", "a.json"):
+        shutil.copy(SCHEMAS / ("tuples.json" if name == "a.json" else "maps.json"), tmp_path / name)
+    forward = compile_sources([str(tmp_path / "a.json"), str(tmp_path / "b.json")]).catalog
+    backward = compile_sources([str(tmp_path / "b.json"), str(tmp_path / "a.json")]).catalog
+    assert forward is not None and backward is not None
+    assert render_python_sdk(forward) == render_python_sdk(backward)
+
+
+def test_first_bytes_do_not_depend_on_the_tool_set() -> None:
+    empty = render_python_sdk(catalog_of(SCHEMAS / "empty.json"))
+    fixed = empty[: empty.index("\n\n\nclass Tools(Protocol):")]
+    for path in all_inputs()[:10]:
+        assert render_python_sdk(catalog_of(path)).startswith(fixed)
+
+
+def test_adding_a_tool_renames_no_other_type() -> None:
+    base = json.loads((SCHEMAS / "nested_objects.json").read_text())["tools"]
+    extra = json.loads((SCHEMAS / "refs_defs.json").read_text())["tools"]
+    alone = render_python_sdk(compile_value({"tools": base}).catalog)  # type: ignore[arg-type]
+    both = render_python_sdk(compile_value({"tools": base + extra}).catalog)  # type: ignore[arg-type]
+    for line in alone.splitlines():
+        if line.startswith("class "):
+            assert line in both
+
+
+def test_json_schema_to_py_is_total() -> None:
+    assert json_schema_to_py({"type": "object", "properties": {"a": {}}}) == "dict[str, Any]"
+    assert json_schema_to_py({"type": ["string", "null"]}) == "str | None"
+    assert json_schema_to_py({"enum": ["a", 1, None]}) == 'Literal["a", 1] | None'
+    assert json_schema_to_py({"type": "array", "items": {"type": "integer"}}) == "list[int]"
+    deep: Any = {"type": "string"}
+    for _ in range(10_000):
+        deep = {"type": "array", "items": deep}
+    for hostile in (
+        {"type": 5},
+        {"$ref": 7},
+        [],
+        None,
+        "x",
+        deep,
+        {"enum": {1, 2}},
+        {"properties": {"a": object()}},
+        {"anyOf": "no"},
+    ):
+        assert isinstance(json_schema_to_py(hostile), str)
+
+
+def test_public_api_accepts_a_catalog() -> None:
+    import codegen
+
+    catalog = catalog_of(SCHEMAS / "tuples.json")
+    assert codegen.render_python_sdk(catalog) == render_python_sdk(catalog)
+
+
+@cache
+def _dcg_root(schema_json: str) -> tuple[tuple[str, bool], ...] | None:
+    """Root keys and requiredness in datamodel-code-generator's TypedDict output."""
+    import warnings
+
+    from datamodel_code_generator import DataModelType, InputFileType, generate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = generate(
+            json.loads(schema_json),
+            input_file_type=InputFileType.JsonSchema,
+            output_model_type=DataModelType.TypingTypedDict,
+            class_name="Root",
+            disable_timestamp=True,
+            formatters=[],
+        )
+    module = ast.parse(str(out))
+    for node in module.body:
+        if isinstance(node, ast.ClassDef) and node.name == "Root":
+            return tuple(
+                (n.target.id, not ast.unparse(n.annotation).startswith("NotRequired"))
+                for n in node.body
+                if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+            )
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "Root":
+            fields = node.value.args[1]  # type: ignore[attr-defined]
+            return tuple(
+                (k.value, not ast.unparse(v).startswith("NotRequired"))
+                for k, v in zip(fields.keys, fields.values, strict=True)
+            )
+    return None
+
+
+# Tools where datamodel-code-generator's root differs from ours, and why.
+DCG_DIFFERENCES: dict[str, str] = {}
+
+
+def _our_root(catalog: ir.Catalog, tool: ir.Tool) -> tuple[tuple[str, bool], ...] | None:
+    if not isinstance(tool.args, ir.RefType):
+        return None
+    named = {t.name: t for t in catalog.types}[tool.args.name]
+    if not isinstance(named, ir.ObjectType):
+        return None
+    return tuple((f.key, f.required) for f in named.fields)
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=[corpus_id(p) for p in CORPUS_FILES])
+def test_same_root_keys_as_datamodel_code_generator(path: Path) -> None:
+    catalog = catalog_of(path)
+    compared = 0
+    for tool in catalog.tools:
+        ours = _our_root(catalog, tool)
+        theirs = _dcg_root(tool.input_schema)
+        key = f"{corpus_id(path)}:{tool.name}"
+        if key in DCG_DIFFERENCES:
+            assert ours != theirs, f"{key} now agrees; drop it from DCG_DIFFERENCES"
+            continue
+        if not ours and not theirs:
+            continue  # both see no keys (an empty argument object)
+        assert ours == theirs, key
+        compared += 1
+    assert compared > 0
+
+
+def test_sdk_command_writes_atomically(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "sdk.py"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codegen",
+            "sdk",
+            str(SCHEMAS / "maps.json"),
+            "--lang",
+            "python",
+            "-o",
+            str(target),
+        ],
+        capture_output=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert target.read_text() == render_python_sdk(catalog_of(SCHEMAS / "maps.json"))
+    assert [p.name for p in target.parent.iterdir()] == ["sdk.py"]
+    mtime = target.stat().st_mtime_ns
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codegen",
+            "sdk",
+            str(SCHEMAS / "maps.json"),
+            "--lang",
+            "python",
+            "-o",
+            str(target),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+    assert target.stat().st_mtime_ns == mtime, "an unchanged file must not be rewritten"
+
+
+def test_sdk_command_writes_nothing_on_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "x", "inputSchema": {"type": 1}}')
+    target = tmp_path / "sdk.py"
+    result = subprocess.run(
+        [sys.executable, "-m", "codegen", "sdk", str(bad), "--lang", "python", "-o", str(target)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 1
+    assert "/inputSchema/type: error:" in result.stderr
+    assert not target.exists()
+
+
+def test_sdk_to_stdout_is_the_rendered_module() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codegen",
+            "sdk",
+            str(SCHEMAS / "hostile_descriptions.json"),
+            "--lang",
+            "python",
+        ],
+        capture_output=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0
+    expected = render_python_sdk(catalog_of(SCHEMAS / "hostile_descriptions.json"))
+    assert result.stdout.decode("utf-8") == expected
+    assert (
+        hashlib.sha256(result.stdout).hexdigest() == hashlib.sha256(expected.encode()).hexdigest()
+    )

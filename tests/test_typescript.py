@@ -1,0 +1,764 @@
+"""TypeScript declarations: golden files, `tsc --strict` on every output, names and members
+identical to the IR, hostile text, totality of `json_schema_to_ts`, determinism, and a
+differential check against json-schema-to-typescript (JSTT).
+
+Node runs twice per session at most, whatever the number of files: once to type-check and
+parse every rendered file (`tests/node/check_isolated.js`, one program per file) and once to
+run JSTT over every tool (`tests/node/jstt_shapes.js`). Missing Node tools fail the tests
+with the command that installs them; they are never skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen import ir
+from codegen.pipeline import compile_sources, compile_value
+from codegen.render import typescript
+from codegen.render.notes import notes
+from codegen.render.text import description_lines
+from codegen.render.typescript import json_schema_to_ts, render_typescript_sdk
+from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
+
+NODE_SCRIPTS = ROOT / "tests" / "node"
+NODE_MODULES = ROOT / "node_modules"
+FIXED_TYPES = {"JsonValue", "ToolArgsMap", "ToolOutputMap", "ToolName"}
+"""Type names every declarations file declares whatever the tool set."""
+NPM_HINT = "run `npm ci` in the repository root (Node 20) to install typescript and JSTT"
+
+
+# --- catalogs ---------------------------------------------------------------------------
+
+
+@cache
+def file_catalog(path: Path) -> ir.Catalog:
+    compiled = compile_sources([str(path)])
+    assert compiled.catalog is not None, compiled.errors
+    return compiled.catalog
+
+
+def value_catalog(tools: list[dict[str, Any]]) -> ir.Catalog:
+    compiled = compile_value({"tools": tools})
+    assert compiled.catalog is not None, compiled.errors
+    return compiled.catalog
+
+
+HOSTILE_TEXTS = (
+    "*/",
+    "**/ interface Evil {} /**",
+    "*/ declare const pwned: true; /*",
+    "ends with star *",
+    "/ starts with a slash",
+    "@ts-ignore",
+    " * @ts-expect-error",
+    "@ts-nocheck",
+    "@TS-IGNORE and @jsx h",
+    "line\n*/ after a newline",
+    "separator\u2028*/ after U+2028",
+    "paragraph\u2029@ts-ignore after U+2029",
+    "cr\r*/ after CR, nel\x85*/ after NEL, vt\x0b ff\x0c",
+    'quote " and backslash \\',
+    "\\",
+    "nul \x00 bell \x07 del \x7f csi \x9b",
+    "lone \ud800 surrogate \udfff",
+    "bidi \u202e reversed \u2066 isolate, zero width \u200b",
+    "`${template}`",
+    "</script><!-- -->",
+    "'single'",
+)
+"""Text that tries to end a comment or a string, switch off checking, or hide itself."""
+
+
+def _hostile_tool(index: int, text: str) -> dict[str, Any]:
+    """One tool carrying `text` in every place a schema string reaches the output."""
+    docs = {"description": text, "title": text}
+    return {
+        "name": f"t{index}{text}",
+        **docs,
+        "inputSchema": {
+            "type": "object",
+            **docs,
+            "properties": {
+                text: {
+                    "type": "string",
+                    **docs,
+                    "default": text,
+                    "examples": [text],
+                    "pattern": "^x$",
+                    "format": text,
+                },
+                f"enum {text}": {"enum": [text, 1, None], **docs},
+                "nested": {
+                    "type": "object",
+                    **docs,
+                    "properties": {text: {"type": "integer", **docs}},
+                    "additionalProperties": {"type": "string", **docs},
+                },
+            },
+            "required": [text],
+            "additionalProperties": False,
+        },
+        "outputSchema": {
+            "type": "object",
+            **docs,
+            "properties": {text: {"type": ["string", "null"], "deprecated": True, **docs}},
+        },
+    }
+
+
+def hostile_catalog() -> ir.Catalog:
+    return value_catalog([_hostile_tool(i, text) for i, text in enumerate(HOSTILE_TEXTS)])
+
+
+EDGE_TOOLS: dict[str, list[dict[str, Any]]] = {
+    "index_signatures": [
+        {
+            "name": "open_objects",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "named": {"type": "object", "properties": {"x": {"type": "string"}}},
+                    "tuple": {
+                        "type": "array",
+                        "prefixItems": [{"type": "string"}, {"type": "number"}],
+                        "items": False,
+                    },
+                    "list": {"type": "array", "items": {"type": ["string", "null"]}},
+                    "typed": {
+                        "type": "object",
+                        "properties": {
+                            "a": {"type": "integer"},
+                            "b": {"type": "object", "properties": {"c": {"type": "string"}}},
+                        },
+                        "required": ["a"],
+                        "additionalProperties": {"type": "boolean"},
+                    },
+                    "nothing_else": {
+                        "type": "object",
+                        "properties": {"a": {"type": "string"}},
+                        "additionalProperties": {"enum": []},
+                    },
+                    "required_extra": {
+                        "type": "object",
+                        "required": ["undeclared"],
+                        "additionalProperties": {"type": "integer"},
+                    },
+                },
+                "required": ["named"],
+            },
+        }
+    ],
+    "recursive_aliases": [
+        {
+            "name": "self_union",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"x": {"anyOf": [{"$ref": "#/$defs/x"}, {"type": "string"}]}},
+                "properties": {"a": {"$ref": "#/$defs/x"}},
+            },
+        },
+        {
+            "name": "self_ref",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"x": {"$ref": "#/$defs/x"}},
+                "properties": {"a": {"$ref": "#/$defs/x"}},
+            },
+        },
+        {
+            "name": "mutual",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {
+                    "a": {"anyOf": [{"$ref": "#/$defs/b"}, {"type": "string"}]},
+                    "b": {
+                        "anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}, {"type": "null"}]
+                    },
+                },
+                "properties": {"p": {"$ref": "#/$defs/a"}},
+            },
+        },
+        {
+            "name": "root_self_union",
+            "inputSchema": {
+                "anyOf": [
+                    {"$ref": "#"},
+                    {"type": "object", "properties": {"q": {"type": "string"}}},
+                ]
+            },
+            "outputSchema": {"type": "array", "items": {"$ref": "#"}},
+        },
+        {
+            "name": "through_containers",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {
+                    "t": {
+                        "anyOf": [
+                            {"type": "array", "prefixItems": [{"$ref": "#/$defs/t"}]},
+                            {"type": "object", "additionalProperties": {"$ref": "#/$defs/t"}},
+                            {"type": "array", "items": {"$ref": "#/$defs/t"}},
+                            {"type": "integer"},
+                        ]
+                    }
+                },
+                "properties": {"t": {"$ref": "#/$defs/t"}},
+            },
+        },
+    ],
+    "literals_and_tuples": [
+        {
+            "name": "literals",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "negative": {"type": "array", "items": {"const": -1}},
+                    "big": {"enum": [18446744073709551615, -9223372036854775808, 1e-07, 1e21]},
+                    "mixed": {"type": "array", "items": {"enum": ["a|b", 2.5, True, None]}},
+                    "pairs": {
+                        "type": "array",
+                        "prefixItems": [{"type": "string"}, {"type": ["number", "null"]}],
+                        "items": {"enum": ["x", "y"]},
+                    },
+                    "nested": {
+                        "type": "array",
+                        "items": {"type": "array", "items": {"type": ["string", "integer"]}},
+                    },
+                },
+            },
+        }
+    ],
+    "empty_catalog": [],
+}
+"""Shapes that only tsc can judge: index signatures beside named members (TS2411), aliases
+that name themselves (TS2456), postfix precedence, big and negative literals."""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One declarations file under test: its id, catalog and text."""
+
+    id: str
+    catalog: ir.Catalog
+    text: str
+
+
+def rendered_files() -> Iterator[tuple[str, ir.Catalog]]:
+    for case in GOLDEN_CASES:
+        yield f"golden/{case}", file_catalog(SCHEMAS / f"{case}.json")
+    for path in CORPUS_FILES:
+        yield f"corpus/{corpus_id(path)}", file_catalog(path)
+    yield "hostile", hostile_catalog()
+    for name, tools in EDGE_TOOLS.items():
+        yield f"edge/{name}", value_catalog(tools)
+
+
+FILE_IDS = (
+    [f"golden/{case}" for case in GOLDEN_CASES]
+    + [f"corpus/{corpus_id(path)}" for path in CORPUS_FILES]
+    + ["hostile"]
+    + [f"edge/{name}" for name in EDGE_TOOLS]
+)
+
+
+# --- Node -------------------------------------------------------------------------------
+
+
+def node_tools(*packages: str) -> str:
+    """The `node` executable, after checking the packages the tests need are installed."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail(f"node is not on PATH; install Node 20, then {NPM_HINT}")
+    for package in packages:
+        if not (NODE_MODULES / package / "package.json").is_file():
+            pytest.fail(f"node_modules/{package} is missing; {NPM_HINT}")
+    return node
+
+
+def run_node(script: str, args: list[str], stdin: str | None = None) -> Any:
+    node = node_tools("typescript")
+    result = subprocess.run(
+        [node, str(NODE_SCRIPTS / script), *args],
+        input=stdin.encode("utf-8") if stdin is not None else None,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr.decode("utf-8", "replace")
+    return json.loads(result.stdout)
+
+
+BROKEN = """\
+interface Clash { a?: string; [key: string]: string; }
+/** a comment closed early */ */
+type Loop = Loop | string;
+"""
+"""A control file: the harness must report every error in it, or it proves nothing."""
+
+
+@dataclass(frozen=True)
+class TscReport:
+    rendered: dict[str, Rendered]
+    results: dict[str, Any]
+    broken: list[str]
+    cli: subprocess.CompletedProcess[bytes]
+
+
+@pytest.fixture(scope="session")
+def tsc_report(tmp_path_factory: pytest.TempPathFactory) -> TscReport:
+    """Render every file, then type-check them all in one Node run (each file in its own
+    program), while the real `tsc` CLI checks the hostile file in parallel to show the
+    harness agrees with it."""
+    node_tools("typescript")
+    directory = tmp_path_factory.mktemp("typescript")
+    rendered: dict[str, Rendered] = {}
+    paths: dict[str, str] = {}
+    for index, (file_id, catalog) in enumerate(rendered_files()):
+        text = render_typescript_sdk(catalog)
+        rendered[file_id] = Rendered(file_id, catalog, text)
+        path = directory / f"{index:03d}.d.ts"
+        path.write_bytes(text.encode("utf-8"))
+        paths[str(path)] = file_id
+    broken = directory / "broken.d.ts"
+    broken.write_text(BROKEN, encoding="utf-8")
+    hostile = next(p for p, file_id in paths.items() if file_id == "hostile")
+    config = directory / "tsconfig.json"
+    config.write_text(
+        json.dumps(
+            {
+                "compilerOptions": {"strict": True, "noEmit": True, "types": []},
+                "files": [hostile],
+            }
+        ),
+        encoding="utf-8",
+    )
+    tsc = NODE_MODULES / ".bin" / "tsc"
+    cli = subprocess.Popen(
+        [str(tsc), "-p", str(config)], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        checked = run_node("check_isolated.js", [str(broken), *paths])
+    finally:
+        out, err = cli.communicate(timeout=300)
+    return TscReport(
+        rendered=rendered,
+        results={paths[p]: result for p, result in checked.items() if p in paths},
+        broken=checked[str(broken)]["diagnostics"],
+        cli=subprocess.CompletedProcess(cli.args, cli.returncode, out, err),
+    )
+
+
+# --- golden files -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", GOLDEN_CASES)
+def test_typescript_snapshot(case: str, golden: Any) -> None:
+    catalog = file_catalog(SCHEMAS / f"{case}.json")
+    assert render_typescript_sdk(catalog) == golden("typescript", "d.ts")
+
+
+# --- tsc --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("file_id", FILE_IDS)
+def test_passes_tsc_strict(file_id: str, tsc_report: TscReport) -> None:
+    assert tsc_report.results[file_id]["diagnostics"] == []
+
+
+def test_harness_reports_errors(tsc_report: TscReport) -> None:
+    """Each error of the control file is found, so a clean result means something."""
+    codes = {re.search(r"TS\d+", line).group() for line in tsc_report.broken}  # type: ignore[union-attr]
+    assert {"TS2411", "TS1109", "TS2456"} <= codes, tsc_report.broken
+
+
+def test_tsc_cli_agrees(tsc_report: TscReport) -> None:
+    """The real command line passes the hostile file too (the harness is not laxer)."""
+    cli = tsc_report.cli
+    assert cli.returncode == 0, (cli.stdout + cli.stderr).decode("utf-8", "replace")
+
+
+# --- names and members ------------------------------------------------------------------
+
+
+def _declared(tsc_report: TscReport, file_id: str) -> list[dict[str, Any]]:
+    declarations: list[dict[str, Any]] = tsc_report.results[file_id]["declarations"]
+    return declarations
+
+
+@pytest.mark.parametrize("file_id", FILE_IDS)
+def test_declared_types_are_the_ir_types(file_id: str, tsc_report: TscReport) -> None:
+    """The parser finds exactly one declaration per IR named type, under its IR name, plus
+    the fixed ones; the Python SDK is held to the same set, so both SDKs share names."""
+    catalog = tsc_report.rendered[file_id].catalog
+    names = [
+        d["name"] for d in _declared(tsc_report, file_id) if d["kind"] in ("interface", "type")
+    ]
+    assert len(names) == len(set(names))
+    assert set(names) - FIXED_TYPES == {t.name for t in catalog.types}
+    assert set(names) >= FIXED_TYPES
+    others = [(d["kind"], d["name"]) for d in _declared(tsc_report, file_id)]
+    assert [o for o in others if o[0] not in ("interface", "type")] == [
+        ("class", "ToolCallError"),
+        ("variable", "tools"),
+    ]
+
+
+@pytest.mark.parametrize("file_id", FILE_IDS)
+def test_members_are_the_ir_fields(file_id: str, tsc_report: TscReport) -> None:
+    """Read back by the TypeScript parser, every interface has the IR's keys (exact text,
+    escapes decoded) with the IR's optionality, in schema order, and an index signature
+    exactly when the object is open or closed and empty; the maps hold every tool name."""
+    catalog = tsc_report.rendered[file_id].catalog
+    interfaces = {d["name"]: d for d in _declared(tsc_report, file_id) if d["kind"] == "interface"}
+    for named in catalog.types:
+        if isinstance(named, ir.ObjectType):
+            found = interfaces[named.name]
+            assert found["members"] == [[f.key, not f.required] for f in named.fields]
+            assert found["index"] == (named.extra is not None or not named.fields)
+    tool_names = [[tool.name, False] for tool in catalog.tools]
+    assert interfaces["ToolArgsMap"]["members"] == tool_names
+    assert interfaces["ToolOutputMap"]["members"] == tool_names
+
+
+# --- hostile text -----------------------------------------------------------------------
+
+_COMMENT_LINE = re.compile(r" \*( |$)")
+
+
+def comment_lines(text: str) -> Iterator[str]:
+    """Every comment line of a rendered file, checking the comment layout on the way: a
+    JSDoc block is `/** one line */` or `/**`, ` * line`..., ` */`, and `*/` appears only
+    where a comment ends."""
+    inside = False
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if inside:
+            if line == "*/":
+                inside = False
+                continue
+            assert _COMMENT_LINE.match(" " + line.lstrip()) and "*/" not in line, raw
+            yield line
+        elif line == "/**":
+            inside = True
+        elif line.startswith("/**"):
+            assert line.endswith(" */") and line.count("*/") == 1, raw
+            yield line
+        elif line.startswith("//"):
+            yield line
+    assert not inside
+
+
+def test_hostile_text_stays_in_comments_and_strings(tsc_report: TscReport) -> None:
+    rendered = tsc_report.rendered["hostile"]
+    text, catalog = rendered.text, rendered.catalog
+    text.encode("utf-8")  # no lone surrogate
+    assert not re.search("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]", text)
+    lines = list(comment_lines(text))
+    assert not [line for line in lines if re.search(r"(?<!\\)@(ts-|jsx)", line, re.I)]
+    declared = _declared(tsc_report, "hostile")
+    objects = sum(isinstance(t, ir.ObjectType) for t in catalog.types)
+    assert sum(d["kind"] == "interface" for d in declared) == objects + 2
+    assert len(catalog.tools) == len(HOSTILE_TEXTS)
+    assert "*\\/ declare const pwned" in text
+    assert "\\@ts-ignore" in text
+
+
+@pytest.mark.parametrize("case", GOLDEN_CASES)
+def test_golden_comment_layout(case: str) -> None:
+    assert list(comment_lines(render_typescript_sdk(file_catalog(SCHEMAS / f"{case}.json"))))
+
+
+def test_jsdoc_notes_and_tool_docs() -> None:
+    catalog = value_catalog(
+        [
+            {
+                "name": "notes",
+                "title": "Noted",
+                "description": "Two\nlines",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "limit": {
+                            "type": "integer",
+                            "description": "Page size",
+                            "default": 20,
+                            "minimum": 1,
+                            "deprecated": True,
+                        },
+                        "mode": {"enum": ["a", "b"], "default": "a"},
+                    },
+                },
+            }
+        ]
+    )
+    text = render_typescript_sdk(catalog)
+    assert (
+        "  /**\n   * Page size\n   * >= 1\n   * @default 20\n   * @deprecated\n   */\n"
+        "  limit?: number;\n"
+    ) in text
+    assert '  /** @default "a" */\n  mode?: "a" | "b";\n' in text
+    assert "  /**\n   * Noted\n   *\n   * Two\n   * lines\n   */\n  notes: NotesArgs;\n" in text
+
+
+# --- json_schema_to_ts ------------------------------------------------------------------
+
+
+def _deep_array(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        schema = {"type": "array", "items": schema}
+    return schema
+
+
+def _deep_union(depth: int) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    for _ in range(depth):
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    return schema
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": 5},
+        {"$ref": 7},
+        {"$ref": "#/nowhere"},
+        {"$ref": "#"},
+        [],
+        None,
+        5,
+        "string",
+        b"bytes",
+        object(),
+        _deep_array(10_000),
+        _deep_union(10_000),
+        {"type": "array", "items": {1, 2}},
+        {"enum": {1, 2}},
+        {"type": "object", "properties": {"a": {1}}, "required": {"a"}},
+        {"anyOf": "not a list"},
+        {"allOf": [{"type": "string"}, {"type": "integer"}]},
+        {"prefixItems": 3, "type": "array"},
+        {"enum": [float("nan"), float("inf")]},
+    ],
+    ids=lambda schema: type(schema).__name__,
+)
+def test_json_schema_to_ts_is_total(schema: Any) -> None:
+    result = json_schema_to_ts(schema)
+    assert isinstance(result, str) and result
+
+
+@pytest.mark.parametrize(
+    "schema, expected",
+    [
+        ({"type": "string"}, "string"),
+        ({"type": "integer"}, "number"),
+        ({"type": ["string", "null"]}, "string | null"),
+        ({"enum": ["a", 1, True, None]}, '"a" | 1 | true | null'),
+        ({"const": 18446744073709551615}, "18446744073709551615"),
+        ({"type": "array", "items": {"enum": ["a", "b"]}}, '("a" | "b")[]'),
+        ({"type": "array", "items": {"type": ["string", "number"]}}, "(string | number)[]"),
+        ({"type": "array"}, "JsonValue[]"),
+        (
+            {
+                "type": "array",
+                "prefixItems": [{"type": "string"}, {"type": ["number", "null"]}],
+                "minItems": 1,
+                "items": False,
+            },
+            "[string, (number | null)?]",
+        ),
+        (
+            {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "integer"}},
+            "[string?, ...number[]]",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            "{ [key: string]: JsonValue }",
+        ),
+        (
+            {"type": "string", "enum": ["line\u2028break", "\ud800"]},
+            '"line\\u2028break" | "\\ud800"',
+        ),
+        (True, "JsonValue"),
+        ({}, "JsonValue"),
+        (False, "never"),
+        ({"not": {}}, "never"),
+        ({"not": {"type": "string"}}, "unknown"),
+        ({"enum": [float("nan"), 1.5, 1e300]}, "number | 1.5 | 1e+300"),
+    ],
+)
+def test_json_schema_to_ts_spelling(schema: Any, expected: str) -> None:
+    assert json_schema_to_ts(schema) == expected
+
+
+# --- determinism ------------------------------------------------------------------------
+
+DETERMINISM_FILE = ROOT / "tests" / "corpus" / "github-mcp-toolsnaps.json"
+
+
+def test_same_catalog_same_bytes() -> None:
+    catalog = file_catalog(DETERMINISM_FILE)
+    assert render_typescript_sdk(catalog) == render_typescript_sdk(catalog)
+
+
+def test_tool_order_does_not_matter() -> None:
+    tools = json.loads(DETERMINISM_FILE.read_text("utf-8"))["tools"]
+    expected = render_typescript_sdk(value_catalog(tools))
+    for seed in range(3):
+        shuffled = list(tools)
+        random.Random(seed).shuffle(shuffled)
+        assert render_typescript_sdk(value_catalog(shuffled)) == expected
+    hostile = [_hostile_tool(i, text) for i, text in enumerate(HOSTILE_TEXTS)]
+    random.Random(0).shuffle(hostile)
+    assert render_typescript_sdk(value_catalog(hostile)) == render_typescript_sdk(hostile_catalog())
+
+
+def test_hash_seed_does_not_matter() -> None:
+    """Set iteration order changes with PYTHONHASHSEED; no output may depend on it."""
+    script = (
+        "import hashlib, sys\n"
+        "from codegen.pipeline import compile_sources\n"
+        "from codegen.render.typescript import render_typescript_sdk\n"
+        "text = render_typescript_sdk(compile_sources(sys.argv[1:]).catalog)\n"
+        "print(hashlib.sha256(text.encode()).hexdigest())\n"
+    )
+    sources = [str(DETERMINISM_FILE), str(SCHEMAS / "hostile_descriptions.json")]
+    expected = hashlib.sha256(
+        render_typescript_sdk(compile_sources(sources).catalog).encode()  # type: ignore[arg-type]
+    ).hexdigest()
+    for seed in ("0", "1"):
+        result = subprocess.run(
+            [sys.executable, "-c", script, *sources],
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
+        assert result.stdout.decode().strip() == expected
+
+
+def test_output_ends_with_one_newline_and_has_no_trailing_spaces() -> None:
+    for case in GOLDEN_CASES:
+        text = render_typescript_sdk(file_catalog(SCHEMAS / f"{case}.json"))
+        assert text.endswith(";\n") and not text.endswith("\n\n")
+        assert not [line for line in text.split("\n") if line != line.rstrip()]
+        assert "\n\n\n" not in text
+
+
+# --- differential: json-schema-to-typescript --------------------------------------------
+
+EXPECTED_JSTT_DIFFERENCES = {
+    "golden/bfcl_dialect::math.factorial": (
+        "BFCL dialect: `optional: true` on a key listed in `required` makes it optional; "
+        "JSTT reads the record as plain JSON Schema"
+    ),
+    "golden/degraded::conditional": (
+        "a dangling $ref degrades only its own node to `unknown`; JSTT rejects the schema"
+    ),
+}
+"""Every tool whose top-level args shape (object or not, keys, optionality, index
+signature) differs from JSTT's, with the reason the difference is deliberate."""
+
+
+def _our_shape(tool: ir.Tool, types: dict[str, ir.NamedType]) -> dict[str, Any]:
+    """The args shape in the form `jstt_shapes.js` reports, looking through aliases. A map
+    is an object with only an index signature, which is what JSTT declares for
+    `{"type": "object"}`."""
+    node: ir.TypeNode | ir.NamedType = tool.args
+    for _ in range(len(types) + 1):
+        if isinstance(node, ir.RefType):
+            node = types[node.name]
+        elif isinstance(node, ir.AliasType):
+            node = node.target
+        else:
+            break
+    if isinstance(node, ir.MapType):
+        return {"object": True, "properties": [], "index": True}
+    if not isinstance(node, ir.ObjectType):
+        return {"object": False, "properties": [], "index": False}
+    return {
+        "object": True,
+        "properties": [[f.key, not f.required] for f in node.fields],
+        "index": node.extra is not None,
+    }
+
+
+def test_args_shapes_match_jstt() -> None:
+    node_tools("typescript", "json-schema-to-typescript")
+    rows: list[tuple[str, dict[str, Any]]] = []
+    schemas = []
+    sources = [(f"golden/{case}", SCHEMAS / f"{case}.json") for case in GOLDEN_CASES]
+    sources += [(f"corpus/{corpus_id(path)}", path) for path in CORPUS_FILES]
+    for source_id, path in sources:
+        catalog = file_catalog(path)
+        types = {t.name: t for t in catalog.types}
+        for tool in catalog.tools:
+            rows.append((f"{source_id}::{tool.name}", _our_shape(tool, types)))
+            schemas.append(json.loads(tool.input_schema))
+    theirs = run_node("jstt_shapes.js", [], stdin=json.dumps(schemas))
+    assert len(theirs) == len(rows)
+    differences = {
+        key: (ours, their) for (key, ours), their in zip(rows, theirs, strict=True) if ours != their
+    }
+    unexplained = {k: v for k, v in differences.items() if k not in EXPECTED_JSTT_DIFFERENCES}
+    assert not unexplained, json.dumps(unexplained, indent=1, ensure_ascii=False)
+    assert set(differences) == set(EXPECTED_JSTT_DIFFERENCES), "stale expected differences"
+    assert len(rows) > 500
+
+
+# --- shortcuts stay exact ---------------------------------------------------------------
+
+
+def test_description_fast_path_is_exact() -> None:
+    """The cached one-line shortcut gives what `description_lines` gives."""
+    texts = [*HOSTILE_TEXTS, "", "  ", " padded ", "tab\there", "a  b", "x\n", None]
+    for path in CORPUS_FILES:
+        for tool in file_catalog(path).tools:
+            texts += [tool.description, tool.title]
+            texts += [
+                f.docs.description
+                for t in tool.types
+                if isinstance(t, ir.ObjectType)
+                for f in t.fields
+            ]
+    typescript.clear_caches()
+    for text in texts:
+        assert typescript._description(text) == description_lines(text), text
+
+
+SAMPLE_DOCS: dict[str, Any] = {
+    "default": "1",
+    "examples": ("1",),
+    "format": "uri",
+    "pattern": "^a$",
+    "constraints": (("minimum", "1"),),
+    "deprecated": True,
+    "read_only": True,
+    "write_only": True,
+    "notes": ("a note",),
+}
+
+
+@pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(ir.Docs)])
+def test_has_notes_matches_notes(field: str) -> None:
+    """`_has_notes` skips `notes()` only when it would return nothing; a new `Docs` field
+    must be added here, which keeps the shortcut in step."""
+    value: Any = {"description": "text", "title": "text"}.get(field, SAMPLE_DOCS.get(field))
+    assert value is not None, f"add a sample value for Docs.{field}"
+    docs = ir.Docs(**{field: value})
+    assert typescript._has_notes(docs) == bool(notes(docs, literal=str))
