@@ -14,12 +14,13 @@ from codegen import ir
 from codegen.build import build_type
 from codegen.names import NameAllocator, camel_case, is_class_field, is_method_name, type_base
 from codegen.pipeline import compile_sources, compile_value
-from conftest import GOLDEN_CASES, SCHEMAS
+from conftest import GOLDEN_CASES, ROOT, SCHEMAS
 
 
 @pytest.mark.parametrize("case", GOLDEN_CASES)
-def test_ir_snapshot(case: str, golden: Any) -> None:
-    compiled = compile_sources([str(SCHEMAS / f"{case}.json")])
+def test_ir_snapshot(case: str, golden: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # sources named relative to the checkout, wherever it is
+    compiled = compile_sources([f"schemas/{case}.json"])
     assert compiled.catalog is not None, compiled.errors
     warnings = "".join(f"# {d.format()}\n" for d in compiled.warnings)
     assert warnings + ir.describe(compiled.catalog) == golden("ir", "txt")
