@@ -7,6 +7,8 @@ Run by hand from the repository root (needs `npm ci`):
 Over every tool of the vendored corpus it measures, in one run:
 
 - `render_typescript_sdk` alone, per corpus file's catalog (the IR already built);
+- normalize + build + render from loaded definitions, without meta-schema validation (the
+  work JSTT's `compile()` does: it checks no meta-schema);
 - validate + normalize + build + render from loaded definitions (loading excluded);
 - JSTT `compile()` with `format: false`, and with its default prettier formatting, in one
   long-lived Node child (`tests/node/jstt_bench.js`) that times only the `compile()` calls;
@@ -31,6 +33,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from common import build_without_validation  # noqa: E402
 
 from codegen import ir  # noqa: E402
 from codegen.load import load_sources  # noqa: E402
@@ -113,8 +118,13 @@ def main() -> None:
             assert compiled.catalog is not None
             render_typescript_sdk(compiled.catalog)
 
+    def normalize_build_render() -> None:
+        for loaded in definitions:
+            render_typescript_sdk(build_without_validation(loaded))
+
     ours = {
         "render only": best_seconds(render_only, options.rounds),
+        "normalize+build+render": best_seconds(normalize_build_render, options.rounds),
         "validate+normalize+build+render": best_seconds(build_and_render, options.rounds),
     }
     theirs = jstt_seconds(schemas, options.rounds)

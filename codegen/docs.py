@@ -41,33 +41,67 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+_DOC_KEYS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "example",
+        "format",
+        "pattern",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "patternProperties",
+        "propertyNames",
+        *CONSTRAINTS,
+    }
+)
+
+
+_TEXT_FIELDS = (
+    ("description", "description"),
+    ("title", "title"),
+    ("format", "format"),
+    ("pattern", "pattern"),
+)
+_FLAGS = (("deprecated", "deprecated"), ("readOnly", "read_only"), ("writeOnly", "write_only"))
+
+
 def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
-    """The documentation of one schema node (a dict; anything else has none)."""
+    """The documentation of one schema node (a dict; anything else has none). Only the
+    keywords present are read: this runs for every node of every schema."""
     if not isinstance(node, dict):
         return Docs(notes=notes) if notes else EMPTY_DOCS
-    examples: tuple[str, ...] = ()
-    if isinstance(node.get("examples"), list):
-        examples = tuple(json_text(v) for v in node["examples"])
-    elif "example" in node:
-        examples = (json_text(node["example"]),)
+    present = _DOC_KEYS.intersection(node)
+    if not present:
+        return Docs(notes=notes) if notes else EMPTY_DOCS
+    fields: dict[str, Any] = {}
+    for keyword, name in _TEXT_FIELDS:
+        if keyword in present:
+            text = _string(node[keyword])
+            if text is not None:
+                fields[name] = text
+    if "default" in present:
+        fields["default"] = json_text(node["default"])
+    if "examples" in present and isinstance(node["examples"], list) and node["examples"]:
+        fields["examples"] = tuple(json_text(v) for v in node["examples"])
+    elif "example" in present:
+        fields["examples"] = (json_text(node["example"]),)
     constraints = tuple(
-        (k, json_text(node[k])) for k in CONSTRAINTS if k in node and _is_bound(k, node[k])
+        (k, json_text(node[k])) for k in CONSTRAINTS if k in present and _is_bound(k, node[k])
     )
-    notes = (*notes, *_key_notes(node))
-    docs = Docs(
-        description=_string(node.get("description")),
-        title=_string(node.get("title")),
-        default=json_text(node["default"]) if "default" in node else None,
-        examples=examples,
-        format=_string(node.get("format")),
-        pattern=_string(node.get("pattern")),
-        constraints=constraints,
-        deprecated=node.get("deprecated") is True,
-        read_only=node.get("readOnly") is True,
-        write_only=node.get("writeOnly") is True,
-        notes=notes,
-    )
-    return EMPTY_DOCS if docs == EMPTY_DOCS else docs
+    if constraints:
+        fields["constraints"] = constraints
+    for keyword, name in _FLAGS:
+        if keyword in present and node[keyword] is True:
+            fields[name] = True
+    if "patternProperties" in present or "propertyNames" in present:
+        notes = (*notes, *_key_notes(node))
+    if notes:
+        fields["notes"] = notes
+    return Docs(**fields) if fields else EMPTY_DOCS
 
 
 def _key_notes(node: dict[str, Any]) -> tuple[str, ...]:

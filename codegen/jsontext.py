@@ -117,8 +117,11 @@ def nesting_depth(value: Any) -> int:
             children = node
         else:
             continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+        if depth > deepest:
+            deepest = depth
+        for child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
     return deepest
 
 

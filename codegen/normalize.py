@@ -19,12 +19,9 @@ The BFCL dialect rule runs first, before validation, because that dialect is not
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
-
-from .errors import join_pointer
 
 Schema = Any
 
@@ -199,9 +196,9 @@ def type_array_to_union(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict
     kinds = node.get("type")
     if not isinstance(kinds, list):
         return node, []
-    unique = list(dict.fromkeys(k for k in kinds if isinstance(k, str)))
-    if len(unique) != len(kinds):
+    if not all(isinstance(k, str) for k in kinds):
         return node, []  # malformed; validation reports it
+    unique = list(dict.fromkeys(kinds))
     if len(unique) == 1:
         result = dict(node)
         result["type"] = unique[0]
@@ -355,6 +352,22 @@ class Normalized:
         return self.origins.get(id(node), fallback)
 
 
+_TRIGGERS = frozenset(
+    {"nullable", "definitions", "additionalItems", "exclusiveMinimum", "exclusiveMaximum", "$ref"}
+)
+"""Keys that may make a rule fire; a node without them (and without a type array, array
+`items` or a one-value `enum`) is already canonical."""
+
+
+def _canonical(node: dict[str, Any]) -> bool:
+    if not _TRIGGERS.isdisjoint(node) or isinstance(node.get("type"), list):
+        return False
+    if isinstance(node.get("items"), list):
+        return False
+    values = node.get("enum")
+    return not (isinstance(values, list) and len(values) == 1)
+
+
 def normalize_node(
     node: Schema, draft: str, dialect: str = "json-schema"
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -364,6 +377,8 @@ def normalize_node(
         return node, []
     if dialect == "bfcl":
         node = bfcl_dialect(node)
+    elif _canonical(node):
+        return node, []
     node = definitions_to_defs(node)
     node = legacy_tuple_items(node)
     node = exclusive_bounds(node)
@@ -376,50 +391,52 @@ def normalize_node(
     return node, created
 
 
+def _child(pointer: str, token: str | int) -> str:
+    text = str(token)
+    if "/" in text or "~" in text:
+        text = text.replace("~", "~0").replace("/", "~1")
+    return f"{pointer}/{text}"
+
+
 def normalize_schema(
     schema: Schema, draft: str = "2020-12", dialect: str = "json-schema", pointer: str = ""
 ) -> Normalized:
-    """Apply every node rule to every schema node of `schema`; never mutates it."""
+    """Apply every node rule to every schema node of `schema`; never mutates it. Every dict
+    of the result is new; the walk uses an explicit stack, so depth costs no recursion."""
     origins: dict[int, str] = {}
-    holder: dict[str, Any] = {}
-    Setter = Callable[[Any], None]
-    stack: list[tuple[Any, str, Setter]] = [(schema, pointer, lambda v: holder.update(root=v))]
+    holder: list[Any] = [None]
+    # (node, its pointer, where to store the result: container and key)
+    stack: list[tuple[Any, str, Any, Any]] = [(schema, pointer, holder, 0)]
     while stack:
-        node, where, store = stack.pop()
+        node, where, container, slot = stack.pop()
         new, created = normalize_node(node, draft, dialect)
-        created_ids = {id(arm) for arm in created}
         if not isinstance(new, dict):
-            store(new)
+            container[slot] = new
             continue
         new = dict(new)
-        store(new)
+        container[slot] = new
         origins[id(new)] = where
+        created_ids = {id(arm) for arm in created} if created else ()
         for key, value in new.items():
-            child_where = join_pointer(where, key)
             if key in MAP_KEYWORDS and isinstance(value, dict):
                 copy = dict(value)
                 new[key] = copy
+                base = _child(where, key)
                 for name, child in value.items():
-                    stack.append((child, join_pointer(child_where, name), _setter(copy, name)))
+                    stack.append((child, _child(base, name), copy, name))
             elif key in LIST_KEYWORDS and isinstance(value, list):
                 items = list(value)
                 new[key] = items
+                base = _child(where, key)
                 for index, child in enumerate(value):
-                    origin = where if id(child) in created_ids else join_pointer(child_where, index)
-                    stack.append((child, origin, _setter(items, index)))
+                    origin = where if id(child) in created_ids else f"{base}/{index}"
+                    stack.append((child, origin, items, index))
             elif key in SINGLE_KEYWORDS and isinstance(value, dict | bool):
-                stack.append((value, child_where, _setter(new, key)))
-            elif key == "$ref" and isinstance(value, str):
+                stack.append((value, _child(where, key), new, key))
+            elif key == "$ref" and isinstance(value, str) and "definitions" in value:
                 new[key] = rewrite_definitions_ref(value, schema)
-    root = holder["root"]
+    root = holder[0]
     return Normalized(root if isinstance(root, dict) else {}, origins)
-
-
-def _setter(container: Any, key: Any) -> Callable[[Any], None]:
-    def store(value: Any) -> None:
-        container[key] = value
-
-    return store
 
 
 def rewrite_definitions_ref(ref: str, root: Schema) -> str:

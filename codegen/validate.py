@@ -109,7 +109,9 @@ def check_unique_names(tools: Sequence[ToolDefinition]) -> list[Diagnostic]:
 
 
 def check_schema(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
-    """Meta-schema validation of one schema; boolean schemas are always valid."""
+    """Meta-schema validation of one schema; boolean schemas are always valid. The compiled
+    check in `metacheck` answers for valid schemas; `jsonschema` reports the problems of
+    the others."""
     if isinstance(schema, bool):
         return []
     depth = nesting_depth(schema)
@@ -123,6 +125,10 @@ def check_schema(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
     problems = []
     if warning:
         problems.append(Diagnostic(source, join_pointer(pointer, "$schema"), warning, "warning"))
+    from .metacheck import is_valid
+
+    if is_valid(draft, schema) is True:
+        return problems
     try:
         key = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):  # not JSON data at all (an in-memory caller's mistake)

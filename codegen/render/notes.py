@@ -35,8 +35,29 @@ def _bounds(low: str | None, high: str | None, noun: str) -> str | None:
     return None
 
 
+def has_notes(docs: Docs) -> bool:
+    """Whether `notes` would find anything: every field but the description and title feeds
+    a note, and most fields have at most a description."""
+    return bool(
+        docs.default is not None
+        or docs.constraints
+        or docs.format
+        or docs.pattern
+        or docs.examples
+        or docs.read_only
+        or docs.write_only
+        or docs.notes
+        or docs.deprecated
+    )
+
+
 def notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
     """Notes for one node's docs; `literal` turns compact JSON text into target syntax."""
+    return all_notes(docs, literal) if has_notes(docs) else []
+
+
+def all_notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
+    """`notes` without the shortcut."""
     found: list[Note] = []
     if docs.default is not None:
         found.append(Note("default", truncate(literal(docs.default), VALUE_LIMIT)))

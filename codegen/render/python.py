@@ -51,6 +51,8 @@ def py_str(value: str) -> str:
     """A Python string literal for any text, quoted the way `black` leaves it: double
     quotes unless single quotes need fewer escapes; every hidden or line-breaking character
     escaped, so the literal always stays on one line and is valid UTF-8."""
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'
     body = escape_hidden(value.replace("\\", "\\\\")).replace("\n", "\\n").replace("\t", "\\t")
     if body.count('"') > body.count("'"):
         return "'" + body.replace("'", "\\'") + "'"
@@ -101,6 +103,8 @@ def _docstring_text(line: str) -> str:
     """One docstring line: backslashes doubled (no escape can form), and quotes escaped
     where they could close the docstring or touch its delimiters."""
     text = line.replace("\\", "\\\\")
+    if '"' not in text:
+        return text
     out = []
     for index, char in enumerate(text):
         if char == '"' and (
@@ -215,12 +219,41 @@ def _names_in(expr: fmt.Expr) -> set[str]:
     return set().union(*(_names_in(child) for child in children))
 
 
-def _deferred(expr: fmt.Expr, declared: set[str], named: set[str]) -> fmt.Expr:
-    """The expression, quoted as a forward reference when it names a type declared later
-    (only recursion does that)."""
-    if _names_in(expr) & (named - declared):
+def _deferred(expr: fmt.Expr, declared: set[str], forward: frozenset[str]) -> fmt.Expr:
+    """The expression, quoted as a forward reference when it names a type not declared yet
+    (only recursion does that). `forward` holds every name some earlier declaration uses."""
+    if forward and not forward.issubset(declared) and (_names_in(expr) & forward) - declared:
         return fmt.Atom(py_str(fmt.flat(expr)))
     return expr
+
+
+def forward_names(catalog: ir.Catalog) -> frozenset[str]:
+    """Names used before (or in) their own declaration: the targets of recursion."""
+    declared: set[str] = set()
+    forward: set[str] = set()
+    for named_type in catalog.types:
+        declared.add(named_type.name)
+        nodes: list[ir.TypeNode] = (
+            [f.type for f in named_type.fields] + ([named_type.extra] if named_type.extra else [])
+            if isinstance(named_type, ir.ObjectType)
+            else [named_type.target]
+        )
+        while nodes:
+            node = nodes.pop()
+            if isinstance(node, ir.RefType):
+                if node.name not in declared or node.name == named_type.name:
+                    forward.add(node.name)
+            elif isinstance(node, ir.ArrayType):
+                nodes.append(node.items)
+            elif isinstance(node, ir.MapType):
+                nodes.append(node.values)
+            elif isinstance(node, ir.UnionType):
+                nodes.extend(node.arms)
+            elif isinstance(node, ir.TupleType):
+                nodes.extend(node.items)
+                if node.rest is not None:
+                    nodes.append(node.rest)
+    return frozenset(forward)
 
 
 # --- declarations -------------------------------------------------------------------------
@@ -233,12 +266,13 @@ class _FieldView:
     comments: tuple[str, ...]
 
 
-def _field_view(item: ir.Field, declared: set[str], named: set[str]) -> _FieldView:
-    expr = type_expr(item.type)
+def _field_view(item: ir.Field, declared: set[str], forward: frozenset[str]) -> _FieldView:
     extra_notes: tuple[str, ...] = ()
     if isinstance(item.type, ir.LiteralType):
-        extra_notes = _literal_expr(item.type)[1]
-    expr = _deferred(expr, declared, named)
+        expr, extra_notes = _literal_expr(item.type)
+    else:
+        expr = type_expr(item.type)
+    expr = _deferred(expr, declared, forward)
     if not item.required:
         expr = fmt.Sub("NotRequired", (expr,))
     lines = list(description_lines(item.docs.description))
@@ -259,19 +293,26 @@ def _open_comment(extra: ir.TypeNode | None) -> list[str]:
     return [f"Other keys map to {fmt.flat(type_expr(extra))}."]
 
 
-def _class_syntax_fits(views: list[_FieldView]) -> bool:
+def _class_syntax_fits(views: list[_FieldView], type_names: frozenset[str]) -> bool:
     """Class syntax needs keys that are plain identifiers and that do not shadow a name the
     class's own annotations use (`list: str` would break a later `list[...]`)."""
-    used = set().union(*(_names_in(v.annotation) for v in views)) if views else set()
-    return all(
-        is_class_field(v.key) and v.key not in used and v.key not in ANNOTATION_NAMES for v in views
-    )
+    if not all(is_class_field(v.key) and v.key not in ANNOTATION_NAMES for v in views):
+        return False
+    if type_names.isdisjoint(v.key for v in views):
+        return True  # annotations only use builtins, typing names and type names
+    used = set().union(*(_names_in(v.annotation) for v in views))
+    return all(v.key not in used for v in views)
 
 
-def _object_lines(named_type: ir.ObjectType, declared: set[str], named: set[str]) -> list[str]:
-    views = [_field_view(item, declared, named) for item in named_type.fields]
+def _object_lines(
+    named_type: ir.ObjectType,
+    declared: set[str],
+    forward: frozenset[str],
+    type_names: frozenset[str],
+) -> list[str]:
+    views = [_field_view(item, declared, forward) for item in named_type.fields]
     description = description_lines(named_type.docs.description)
-    if _class_syntax_fits(views):
+    if _class_syntax_fits(views, type_names):
         lines = fmt.class_header(named_type.name, "TypedDict")
         if description:
             lines += docstring(description, fmt.INDENT)
@@ -313,24 +354,25 @@ def _functional_lines(
     return [*opening, *fmt.call_lines(name, "TypedDict", [first, body])]
 
 
-def _alias_lines(alias: ir.AliasType, declared: set[str], named: set[str]) -> list[str]:
+def _alias_lines(alias: ir.AliasType, declared: set[str], forward: frozenset[str]) -> list[str]:
     """`Name: TypeAlias = ...`; the value is quoted only when it names a type declared
     later (itself included), which only recursion does."""
-    value = _deferred(type_expr(alias.target), declared, named)
+    value = _deferred(type_expr(alias.target), declared, forward)
     lines = comment_lines(description_lines(alias.docs.description), "")
     return lines + fmt.assignment(f"{alias.name}: TypeAlias", value)
 
 
 def declarations(catalog: ir.Catalog) -> list[str]:
     """Every named type, each as one block of lines, in declaration order."""
-    named = {t.name for t in catalog.types}
+    forward = forward_names(catalog)
+    type_names = frozenset(t.name for t in catalog.types)
     declared: set[str] = set()
     blocks = []
     for named_type in catalog.types:
         if isinstance(named_type, ir.ObjectType):
-            lines = _object_lines(named_type, declared, named)
+            lines = _object_lines(named_type, declared, forward, type_names)
         else:
-            lines = _alias_lines(named_type, declared, named)
+            lines = _alias_lines(named_type, declared, forward)
         declared.add(named_type.name)
         blocks.append("\n".join(lines))
     return blocks

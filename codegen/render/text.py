@@ -11,6 +11,7 @@ renderer.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 MAX_BLANK_RUN = 1
 """Blank lines kept in a row inside a description."""
@@ -40,12 +41,22 @@ def split_lines(text: str) -> list[str]:
     return _LINE_BREAKS.split(text)
 
 
+@lru_cache(maxsize=16384)
 def description_lines(text: str | None) -> tuple[str, ...]:
     """A description as display lines: one per source line, tabs expanded, hidden characters
     escaped, trailing spaces stripped, continuation lines dedented together, blank runs
-    collapsed, blank edges removed. Empty means there is nothing to show."""
+    collapsed, blank edges removed. Empty means there is nothing to show. Cached: the same
+    field descriptions recur across a server's tools."""
     if not text:
         return ()
+    if text.isascii() and text.isprintable():  # one line, nothing hidden: only trim
+        stripped = text.strip()
+        return (stripped,) if stripped else ()
+    return _lines(text)
+
+
+def _lines(text: str) -> tuple[str, ...]:
+    """The general case of `description_lines`."""
     lines = [escape_hidden(line.expandtabs(4)).rstrip() for line in split_lines(text)]
     while lines and not lines[0]:
         lines.pop(0)

@@ -17,13 +17,13 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from .. import ir
 from ..names import is_ts_identifier
 from .env import render
-from .notes import notes
+from .notes import has_notes, notes
 from .text import description_lines
 
 TEMPLATE = "typescript/sdk.d.ts.jinja"
@@ -101,42 +101,14 @@ def _literal(json_value: str) -> str:
     return json_value
 
 
-@lru_cache(maxsize=8192)
-def _description(text: str | None) -> tuple[str, ...]:
-    """`description_lines`, cached (field descriptions repeat across a server's tools:
-    `owner`, `repo`, `path`), with a fast path for the common one-line printable ASCII text,
-    which has no line break, tab or hidden character, so it only needs trimming."""
-    if text and text.isascii() and text.isprintable():
-        stripped = text.strip()
-        return (stripped,) if stripped else ()
-    return description_lines(text)
-
-
-def _has_notes(docs: ir.Docs) -> bool:
-    """Whether `notes` would find anything: every `Docs` field but the description and the
-    title feeds a note. Most fields have a description at most, and this check is far
-    cheaper than building the empty list."""
-    return bool(
-        docs.default is not None
-        or docs.constraints
-        or docs.format
-        or docs.pattern
-        or docs.examples
-        or docs.read_only
-        or docs.write_only
-        or docs.notes
-        or docs.deprecated
-    )
-
-
 def docs_lines(docs: ir.Docs) -> list[str]:
     """Description lines, then the constraint notes: plain notes first, then the JSDoc tags
     (`@default`, `@deprecated`), because a tag's text runs on until the next tag and would
     swallow any plain line after it."""
     if docs is ir.EMPTY_DOCS:
         return []
-    lines = list(_description(docs.description))
-    if not _has_notes(docs):
+    lines = list(description_lines(docs.description))
+    if not has_notes(docs):
         return lines
     tags = []
     for note in notes(docs, literal=_literal):
@@ -151,8 +123,8 @@ def docs_lines(docs: ir.Docs) -> list[str]:
 
 def tool_doc_lines(tool: ir.Tool) -> list[str]:
     """The title (if any), a blank line, then the description."""
-    title = _description(tool.title)
-    description = _description(tool.description)
+    title = description_lines(tool.title)
+    description = description_lines(tool.description)
     if title and description:
         return [*title, "", *description]
     return list(title or description)
@@ -371,7 +343,7 @@ def clear_caches() -> None:
     render, as one CLI run is."""
     ts_string.cache_clear()
     ts_key.cache_clear()
-    _description.cache_clear()
+    description_lines.cache_clear()
 
 
 def render_typescript_sdk(catalog: ir.Catalog) -> str:

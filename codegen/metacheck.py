@@ -1,0 +1,346 @@
+"""A fast yes/no check of a schema against its draft's meta-schema.
+
+Meta-schema validation with `jsonschema` costs about a millisecond per tool schema (most of it
+resolving the 2020-12 vocabularies' references), which dominates a whole render. Almost
+every real schema is valid, so the pipeline asks this module first: it compiles each draft's
+meta-schema (taken from the same `jsonschema` package) into nested closures once, and answers
+"valid" in microseconds. Only when it says "invalid" does `validate` run `jsonschema` for the
+authoritative messages, so the diagnostics are exactly `jsonschema`'s.
+
+The compiler supports the keywords the meta-schemas use; a meta-schema with any other
+assertion keyword makes `compiled_check` return None, and the caller falls back to
+`jsonschema` for everything. The test suite checks agreement with `jsonschema` on the corpus,
+the golden cases and random schemas.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+Check = Callable[[Any], bool]
+
+META_URIS = {
+    "draft-04": "http://json-schema.org/draft-04/schema",
+    "draft-06": "http://json-schema.org/draft-06/schema",
+    "draft-07": "http://json-schema.org/draft-07/schema",
+    "2019-09": "https://json-schema.org/draft/2019-09/schema",
+    "2020-12": "https://json-schema.org/draft/2020-12/schema",
+}
+
+_IGNORED = frozenset(
+    {
+        "$schema",
+        "$id",
+        "id",
+        "$vocabulary",
+        "$dynamicAnchor",
+        "$recursiveAnchor",
+        "$anchor",
+        "$comment",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "format",
+        "$defs",
+        "definitions",
+    }
+)
+"""Keywords that assert nothing here (`format` is an annotation unless a format checker is
+configured, and the pipeline configures none)."""
+
+
+class Unsupported(Exception):
+    """The meta-schema uses a keyword this compiler does not implement."""
+
+
+def _equal(one: Any, two: Any) -> bool:
+    """JSON equality as `jsonschema` defines it: `True` is not `1`, `1` is `1.0`."""
+    if isinstance(one, bool) or isinstance(two, bool):
+        return isinstance(one, bool) and isinstance(two, bool) and one == two
+    if isinstance(one, str) or isinstance(two, str):
+        return isinstance(one, str) and isinstance(two, str) and one == two
+    if isinstance(one, dict) and isinstance(two, dict):
+        return one.keys() == two.keys() and all(_equal(one[k], two[k]) for k in one)
+    if isinstance(one, list) and isinstance(two, list):
+        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two, strict=True))
+    result: bool = one == two
+    return result
+
+
+def _every(checks: list[Check]) -> Check:
+    """One check that passes when all pass (a plain loop: this runs for every node)."""
+    if len(checks) == 1:
+        return checks[0]
+
+    def check(value: Any) -> bool:
+        for each in checks:  # noqa: SIM110 - a loop is faster than all() over a generator
+            if not each(value):
+                return False
+        return True
+
+    return check
+
+
+def _unique(items: list[Any]) -> bool:
+    return all(
+        not _equal(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items))
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _type_check(name: str, draft: str) -> Callable[[Any], bool]:
+    legacy = draft == "draft-04"
+    checks: dict[str, Callable[[Any], bool]] = {
+        "object": lambda v: isinstance(v, dict),
+        "array": lambda v: isinstance(v, list),
+        "string": lambda v: isinstance(v, str),
+        "boolean": lambda v: isinstance(v, bool),
+        "null": lambda v: v is None,
+        "number": _is_number,
+        "integer": (lambda v: isinstance(v, int) and not isinstance(v, bool))
+        if legacy
+        else (
+            lambda v: (
+                (isinstance(v, int) and not isinstance(v, bool))
+                or (isinstance(v, float) and v.is_integer())
+            )
+        ),
+    }
+    if name not in checks:
+        raise Unsupported(f"type {name!r}")
+    return checks[name]
+
+
+class _Compiler:
+    def __init__(self, draft: str) -> None:
+        from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
+
+        self.draft = draft
+        self.registry = REGISTRY
+        self.root_uri = META_URIS[draft]
+        self.compiled: dict[tuple[str, str], Check] = {}
+
+    def document(self, uri: str) -> Any:
+        return self.registry.contents(uri.rstrip("#"))
+
+    def reference(self, base: str, ref: str) -> Check:
+        """A check for `$ref` resolved against `base`, compiled on first use (refs recurse)."""
+        from urllib.parse import urldefrag, urljoin
+
+        target = urljoin(base, ref)
+        uri, fragment = urldefrag(target)
+        uri = uri or base
+        key = (uri, fragment)
+        if key not in self.compiled:
+            cell: list[Check] = []
+
+            def deferred(value: Any) -> bool:
+                return cell[0](value)
+
+            self.compiled[key] = deferred
+            node: Any = self.document(uri)
+            for token in fragment.split("/")[1:] if fragment else []:
+                node = node[token.replace("~1", "/").replace("~0", "~")]
+            cell.append(self.schema(node, uri))
+        return self.compiled[key]
+
+    def schema(self, node: Any, base: str) -> Check:
+        if node is True or node == {}:
+            return lambda value: True
+        if node is False:
+            return lambda value: False
+        if not isinstance(node, dict):
+            raise Unsupported("non-schema node")
+        if isinstance(node.get("$id"), str) and node["$id"].startswith("http"):
+            base = node["$id"].rstrip("#")
+        checks: list[Check] = []
+        for key, value in node.items():
+            if key not in _IGNORED:
+                check = self.keyword(key, value, node, base)
+                if check is not None:
+                    checks.append(check)
+        return _every(checks) if checks else (lambda value: True)
+
+    def all_of(self, arms: list[Any], base: str) -> Check:
+        """`allOf`, with the arms that only declare `properties` (the 2019-09 and 2020-12
+        vocabularies) merged into one property table, so each schema node is walked once
+        instead of once per vocabulary."""
+        from urllib.parse import urljoin
+
+        table: dict[str, list[Check]] = {}
+        rest: list[Check] = []
+        for arm in arms:
+            target, target_base = arm, base
+            if isinstance(arm, dict) and set(arm) == {"$ref"}:
+                target_base = urljoin(base, arm["$ref"]).rstrip("#")
+                target = self.document(target_base) if "#" not in arm["$ref"] else None
+            keys = set(target) - _IGNORED if isinstance(target, dict) else {"?"}
+            if (
+                isinstance(target, dict)
+                and keys <= {"properties", "type", "$dynamicRef"}
+                and "properties" in keys
+            ):
+                for name, sub in target["properties"].items():
+                    table.setdefault(name, []).append(self.schema(sub, target_base))
+                for other in ("type", "$dynamicRef"):
+                    if other in target:
+                        extra = self.keyword(other, target[other], target, target_base)
+                        if extra is not None:
+                            rest.append(extra)
+            else:
+                rest.append(self.schema(arm, base))
+        merged = {name: _every(checks) for name, checks in table.items()}
+        others = _every(rest) if rest else None
+
+        def check(value: Any) -> bool:
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    each = merged.get(key)
+                    if each is not None and not each(item):
+                        return False
+            return others is None or others(value)
+
+        return check
+
+    def keyword(self, key: str, value: Any, node: dict[str, Any], base: str) -> Check | None:
+        if key == "$ref":
+            return self.reference(base, value)
+        if key in ("$dynamicRef", "$recursiveRef"):
+            if value not in ("#meta", "#"):
+                raise Unsupported(key)
+            return self.reference(self.root_uri, "#")
+        if key == "type":
+            names = value if isinstance(value, list) else [value]
+            tests = [_type_check(name, self.draft) for name in names]
+            if len(tests) == 1:
+                return tests[0]
+            plain = {
+                "object": dict,
+                "array": list,
+                "string": str,
+                "boolean": bool,
+                "null": type(None),
+            }
+            if all(name in plain for name in names):  # no int/bool subtlety: one isinstance
+                kinds = tuple(plain[name] for name in names)
+                return lambda v: isinstance(v, kinds)
+            return lambda v: any(test(v) for test in tests)
+        if key == "properties":
+            props = {name: self.schema(sub, base) for name, sub in value.items()}
+
+            def properties(v: Any) -> bool:
+                if isinstance(v, dict):
+                    for name, item in v.items():
+                        each = props.get(name)
+                        if each is not None and not each(item):
+                            return False
+                return True
+
+            return properties
+        if key == "additionalProperties":
+            extra = self.schema(value, base)
+            known = set(node.get("properties", {}))
+            patterns = [re.compile(p) for p in node.get("patternProperties", {})]
+
+            def additional(v: Any) -> bool:
+                if isinstance(v, dict):
+                    for k, item in v.items():
+                        if (
+                            k not in known
+                            and not (patterns and any(p.search(k) for p in patterns))
+                            and not extra(item)
+                        ):
+                            return False
+                return True
+
+            return additional
+        if key == "propertyNames":
+            key_check = self.schema(value, base)
+            return lambda v: not isinstance(v, dict) or all(key_check(k) for k in v)
+        if key == "items":
+            if not isinstance(value, dict | bool):
+                raise Unsupported("array items")
+            each = self.schema(value, base)
+
+            def items(v: Any) -> bool:
+                if isinstance(v, list):
+                    for item in v:
+                        if not each(item):
+                            return False
+                return True
+
+            return items
+        if key == "allOf":
+            return self.all_of(value, base)
+        if key == "anyOf":
+            arms = [self.schema(sub, base) for sub in value]
+            return lambda v: any(arm(v) for arm in arms)
+        if key == "enum":
+            options = list(value)
+            if all(isinstance(option, str) for option in options):
+                allowed = frozenset(options)
+                return lambda v: isinstance(v, str) and v in allowed
+            return lambda v: any(_equal(v, option) for option in options)
+        if key == "minItems":
+            return lambda v: not isinstance(v, list) or len(v) >= value
+        if key == "uniqueItems":
+            return (lambda v: not isinstance(v, list) or _unique(v)) if value else None
+        if key == "minimum":
+            if node.get("exclusiveMinimum") is True:  # draft-04's boolean form
+                return lambda v: not _is_number(v) or v > value
+            return lambda v: not _is_number(v) or v >= value
+        if key == "exclusiveMinimum":
+            if isinstance(value, bool):
+                return None  # applied by `minimum`
+            return lambda v: not _is_number(v) or v > value
+        if key == "pattern":
+            compiled = re.compile(value)
+            return lambda v: not isinstance(v, str) or compiled.search(v) is not None
+        if key == "dependencies":
+            needs = {k: list(d) for k, d in value.items() if isinstance(d, list)}
+            if len(needs) != len(value):
+                raise Unsupported("schema dependencies")
+            return lambda v: (
+                not isinstance(v, dict)
+                or all(all(r in v for r in required) for k, required in needs.items() if k in v)
+            )
+        if key == "patternProperties":
+            pairs = [(re.compile(p), self.schema(s, base)) for p, s in value.items()]
+            return lambda v: (
+                not isinstance(v, dict)
+                or all(check(item) for k, item in v.items() for p, check in pairs if p.search(k))
+            )
+        raise Unsupported(key)
+
+
+@cache
+def compiled_check(draft: str) -> Check | None:
+    """The compiled meta-schema of a draft, or None when it cannot be compiled."""
+    if draft not in META_URIS:
+        return None
+    try:
+        compiler = _Compiler(draft)
+        return compiler.reference(compiler.root_uri, "#")
+    except (Unsupported, KeyError, re.error):
+        return None
+
+
+def is_valid(draft: str, schema: Any) -> bool | None:
+    """True/False when the compiled meta-schema can answer, None when it cannot."""
+    check = compiled_check(draft)
+    if check is None:
+        return None
+    try:
+        return bool(check(schema))
+    except (RecursionError, TypeError, ValueError):
+        return None
