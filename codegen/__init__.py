@@ -8,13 +8,37 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .codemode.languages import render_sdk_section
+    from .codemode.transport import run_code_tool
     from .errors import CodegenError, Diagnostic, InvalidInputError, UsageError
     from .ir import Catalog
     from .load import load_sources
     from .model import ToolDefinition
     from .pipeline import Compiled, compile_definitions, compile_sources, compile_value
+    from .render.catalog import render_catalog
     from .render.python import json_schema_to_py, render_python_sdk
     from .render.typescript import json_schema_to_ts, render_typescript_sdk
+
+_LOCATIONS = {
+    "Catalog": "ir",
+    "CodegenError": "errors",
+    "Compiled": "pipeline",
+    "Diagnostic": "errors",
+    "InvalidInputError": "errors",
+    "ToolDefinition": "model",
+    "UsageError": "errors",
+    "compile_definitions": "pipeline",
+    "compile_sources": "pipeline",
+    "compile_value": "pipeline",
+    "json_schema_to_py": "render.python",
+    "json_schema_to_ts": "render.typescript",
+    "load_sources": "load",
+    "render_catalog": "render.catalog",
+    "render_python_sdk": "render.python",
+    "render_sdk_section": "codemode.languages",
+    "render_typescript_sdk": "render.typescript",
+    "run_code_tool": "codemode.transport",
+}
 
 __all__ = [
     "Catalog",
@@ -30,27 +54,12 @@ __all__ = [
     "json_schema_to_py",
     "json_schema_to_ts",
     "load_sources",
+    "render_catalog",
     "render_python_sdk",
+    "render_sdk_section",
     "render_typescript_sdk",
+    "run_code_tool",
 ]
-
-_LOCATIONS = {
-    "Catalog": "ir",
-    "CodegenError": "errors",
-    "Compiled": "pipeline",
-    "Diagnostic": "errors",
-    "InvalidInputError": "errors",
-    "ToolDefinition": "model",
-    "UsageError": "errors",
-    "compile_definitions": "pipeline",
-    "compile_sources": "pipeline",
-    "compile_value": "pipeline",
-    "load_sources": "load",
-    "json_schema_to_py": "render.python",
-    "json_schema_to_ts": "render.typescript",
-    "render_python_sdk": "render.python",
-    "render_typescript_sdk": "render.typescript",
-}
 
 
 def __getattr__(name: str) -> Any:
@@ -64,4 +73,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return list(__all__)

@@ -41,9 +41,11 @@ def corpus_id(path: Path) -> str:
     return path.relative_to(CORPUS).as_posix() if path.is_relative_to(CORPUS) else str(path)
 
 
-def golden_extension(target: str, extension: str) -> type[SingleFileSnapshotExtension]:
+def golden_extension(
+    target: str, extension: str, name: str | None = None
+) -> type[SingleFileSnapshotExtension]:
     """A syrupy extension that stores one snapshot per parametrized case as
-    `snapshots/<target>/<case id>.<extension>`, byte for byte."""
+    `snapshots/<target>/<name or case id>.<extension>`, byte for byte."""
 
     class GoldenFile(SingleFileSnapshotExtension):
         _write_mode = WriteMode.BINARY
@@ -55,8 +57,10 @@ def golden_extension(target: str, extension: str) -> type[SingleFileSnapshotExte
 
         @classmethod
         def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
-            name = test_location.testname
-            return name[name.index("[") + 1 : -1] if "[" in name else name
+            if name is not None:
+                return name
+            test = test_location.testname
+            return test[test.index("[") + 1 : -1] if "[" in test else test
 
         def serialize(self, data: Any, **kwargs: Any) -> bytes:
             return data.encode("utf-8") if isinstance(data, str) else bytes(data)
@@ -67,9 +71,10 @@ def golden_extension(target: str, extension: str) -> type[SingleFileSnapshotExte
 
 @pytest.fixture
 def golden(snapshot: Any) -> Any:
-    """`golden("python", "py") == text` compares with (or writes) the golden file."""
+    """`golden("python", "py") == text` compares with (or writes) the golden file named
+    after the test's parameter (or `name`)."""
 
-    def use(target: str, extension: str) -> Any:
-        return snapshot.use_extension(golden_extension(target, extension))
+    def use(target: str, extension: str, name: str | None = None) -> Any:
+        return snapshot.use_extension(golden_extension(target, extension, name))
 
     return use

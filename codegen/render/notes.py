@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..ir import Docs
-from .text import escape_hidden, truncate
+from .text import inline, truncate
 
 VALUE_LIMIT = 60
 """Longest default or example shown; longer ones are cut with `...`."""
@@ -99,4 +99,4 @@ def all_notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
     found.extend(Note("note", text) for text in docs.notes)
     if docs.deprecated:
         found.append(Note("deprecated", "deprecated"))
-    return [Note(n.kind, escape_hidden(" ".join(n.text.split()))) for n in found]
+    return [Note(n.kind, inline(n.text)) for n in found]

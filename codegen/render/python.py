@@ -51,9 +51,17 @@ def py_str(value: str) -> str:
     """A Python string literal for any text, quoted the way `black` leaves it: double
     quotes unless single quotes need fewer escapes; every hidden or line-breaking character
     escaped, so the literal always stays on one line and is valid UTF-8."""
-    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+    if (
+        value.isascii()
+        and value.isprintable()
+        and '"' not in value
+        and "\\" not in value
+        and "```" not in value
+    ):
         return f'"{value}"'
     body = escape_hidden(value.replace("\\", "\\\\")).replace("\n", "\\n").replace("\t", "\\t")
+    if "```" in body:  # never three backticks in a row: the SDK may sit in a Markdown fence
+        body = body.replace("`", "\\x60")
     if body.count('"') > body.count("'"):
         return "'" + body.replace("'", "\\'") + "'"
     return '"' + body.replace('"', '\\"') + '"'

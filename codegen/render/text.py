@@ -23,6 +23,10 @@ _HIDDEN = re.compile(
 """Control characters (C0 except tab and newline, DEL, C1), invisible and bidirectional
 formatting characters, line and paragraph separators, and lone surrogates."""
 
+_FENCE = re.compile("`{3,}")
+"""A run of three or more backticks would close the Markdown fence the SDK sits in when it
+goes into a prompt; in descriptions it becomes the equivalent tilde fence."""
+
 _LINE_BREAKS = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
@@ -34,6 +38,13 @@ def escape_hidden(text: str) -> str:
 def _escape_char(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def inline(text: str) -> str:
+    """Text for one line inside a comment: whitespace folded, hidden characters shown,
+    backtick fences turned into tilde fences."""
+    folded = escape_hidden(" ".join(text.split()))
+    return _FENCE.sub(lambda m: "~" * len(m.group()), folded) if "```" in folded else folded
 
 
 def split_lines(text: str) -> list[str]:
@@ -58,6 +69,8 @@ def description_lines(text: str | None) -> tuple[str, ...]:
 def _lines(text: str) -> tuple[str, ...]:
     """The general case of `description_lines`."""
     lines = [escape_hidden(line.expandtabs(4)).rstrip() for line in split_lines(text)]
+    if "```" in text:
+        lines = [_FENCE.sub(lambda m: "~" * len(m.group()), line) for line in lines]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:

@@ -65,6 +65,8 @@ def ts_string(text: str) -> str:
     """A JSON string literal that is also a safe TypeScript string: valid UTF-8, on one
     line, every hidden character shown as `\\uXXXX`. Cached: keys and tool names repeat."""
     quoted = json.dumps(text, ensure_ascii=False)
+    if "```" in quoted:  # never three backticks in a row: the SDK may sit in a Markdown fence
+        quoted = quoted.replace("`", "\\u0060")
     return quoted if quoted.isascii() else _UNSAFE_IN_STRING.sub(_unicode_escape, quoted)
 
 
@@ -289,10 +291,14 @@ def _interface(name: str, comment: tuple[str, ...], members: list[Member]) -> De
 
 
 def object_declaration(obj: ir.ObjectType) -> Declaration:
-    """`interface Name { ... }`. A closed object with no fields gets `[key: string]: never`
-    rather than an empty body: an empty interface is TypeScript's `{}`, which accepts any
-    value but `null`/`undefined` (even `5`), while the index signature accepts exactly an
-    object without keys, which is what the schema says."""
+    """`interface Name { ... }`. A closed object with no fields is
+    `type Name = Record<string, never>;` rather than an empty interface: an empty interface
+    is TypeScript's `{}`, which accepts any value but `null`/`undefined` (even `5`), while
+    `Record<string, never>` accepts exactly an object without keys, which is what the schema
+    says (and takes one line in a prompt)."""
+    comment = jsdoc(docs_lines(obj.docs))
+    if not obj.fields and obj.extra is None:
+        return Declaration(comment, f"type {obj.name} = Record<string, never>;")
     members = [
         Member(
             jsdoc(docs_lines(item.docs)),
@@ -302,9 +308,7 @@ def object_declaration(obj: ir.ObjectType) -> Declaration:
     ]
     if obj.extra is not None:
         members.append(Member((), f"{INDEX_KEY}: {index_value(obj)};"))
-    elif not members:
-        members.append(Member((), f"{INDEX_KEY}: never;"))
-    return _interface(obj.name, jsdoc(docs_lines(obj.docs)), members)
+    return _interface(obj.name, comment, members)
 
 
 def alias_declaration(alias: ir.AliasType) -> Declaration:

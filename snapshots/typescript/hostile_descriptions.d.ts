@@ -3,9 +3,7 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface BackslashEndArgs {
-  [key: string]: never;
-}
+type BackslashEndArgs = Record<string, never>;
 
 /** *\/ declare const pwned: true; /* */
 interface HostileArgs {
@@ -55,17 +53,11 @@ interface HostileOutput {
   t?: string;
 }
 
-interface NewlineNameArgs {
-  [key: string]: never;
-}
+type NewlineNameArgs = Record<string, never>;
 
-interface QuoteEndArgs {
-  [key: string]: never;
-}
+type QuoteEndArgs = Record<string, never>;
 
-interface ToolImportOsArgs {
-  [key: string]: never;
-}
+type ToolImportOsArgs = Record<string, never>;
 
 interface ToolArgsMap {
   /** ends with backslash\ */

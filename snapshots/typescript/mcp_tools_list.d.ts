@@ -3,9 +3,7 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface GetEnvArgs {
-  [key: string]: never;
-}
+type GetEnvArgs = Record<string, never>;
 
 interface GetEnvOutput {
   env: { [key: string]: string };

@@ -7,9 +7,7 @@ interface NoDescriptionArgs {
   x: number;
 }
 
-interface PingArgs {
-  [key: string]: never;
-}
+type PingArgs = Record<string, never>;
 
 interface ToolArgsMap {
   no_description: NoDescriptionArgs;

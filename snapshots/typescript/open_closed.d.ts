@@ -12,9 +12,7 @@ interface ConfigureArgsClosed {
   a?: string;
 }
 
-interface ConfigureArgsClosedEmpty {
-  [key: string]: never;
-}
+type ConfigureArgsClosedEmpty = Record<string, never>;
 
 interface ConfigureArgsExplicitOpen {
   b?: number;

@@ -7,9 +7,7 @@ interface EchoArgs {
   text: string;
 }
 
-interface ListNamesArgs {
-  [key: string]: never;
-}
+type ListNamesArgs = Record<string, never>;
 
 interface ListNamesOutputItem {
   name: string;
@@ -17,9 +15,7 @@ interface ListNamesOutputItem {
 
 type ListNamesOutput = ListNamesOutputItem[];
 
-interface MaybeCountArgs {
-  [key: string]: never;
-}
+type MaybeCountArgs = Record<string, never>;
 
 type MaybeCountOutput = number | null;
 

@@ -3,33 +3,23 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface Tool1stToolArgs {
-  [key: string]: never;
-}
+type Tool1stToolArgs = Record<string, never>;
 
-interface ZetaArgs {
-  [key: string]: never;
-}
+type ZetaArgs = Record<string, never>;
 
-interface MetaArgs {
-  [key: string]: never;
-}
+type MetaArgs = Record<string, never>;
 
 interface DebugArgs {
   on?: boolean;
 }
 
-interface ClassArgs {
-  [key: string]: never;
-}
+type ClassArgs = Record<string, never>;
 
 interface GetUserArgs {
   id: string;
 }
 
-interface ListArgs {
-  [key: string]: never;
-}
+type ListArgs = Record<string, never>;
 
 interface ListOutput {
   names: string[];

@@ -1,0 +1,137 @@
+"""Language dispatch: which SDK a model sees and how `run_code` is described to it.
+
+Two tables keyed by language name. `SDK_RENDERERS` maps a language to the function that
+renders the model-facing SDK section; `RUN_CODE_FLAVORS` maps it to the two `run_code` texts
+that must match that SDK. Adding a language is one entry in each table plus a renderer.
+
+Lookups are own-key only (`"__class__"`, `"keys"` or `"toString"` never resolve to an
+attribute or method), and an unknown language fails loudly, naming the known ones: a model
+must never see instructions for one language over a runtime for another. The one exception is
+`language=None`, which means no code runtime at all (offline harvesting of definitions):
+it gets the TypeScript flavor, because nothing there reaches a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import CodegenError
+
+HARVEST_LANGUAGE = "typescript"
+"""The flavor used when no runtime is mounted (`language=None`)."""
+
+
+class UnknownLanguageError(CodegenError):
+    """A language with no entry in the dispatch tables."""
+
+    exit_code = 2
+
+    def __init__(self, language: object, table: str, known: tuple[str, ...]) -> None:
+        self.language = language
+        self.known = known
+        names = ", ".join(f'"{name}"' for name in known)
+        super().__init__(f"no {table} registered for language {language!r} (known: {names})")
+
+
+@dataclass(frozen=True, slots=True)
+class RunCodeFlavor:
+    """The two language-specific texts of the `run_code` definition."""
+
+    description: str
+    code: str
+
+
+def _render_python(catalog: Any) -> str:
+    from ..render.section import render_python_section
+
+    return render_python_section(catalog)
+
+
+def _render_typescript(catalog: Any) -> str:
+    from ..render.section import render_typescript_section
+
+    return render_typescript_section(catalog)
+
+
+SDK_RENDERERS: Mapping[str, Callable[[Any], str]] = MappingProxyType(
+    {
+        "python": _render_python,
+        "typescript": _render_typescript,
+    }
+)
+
+RUN_CODE_FLAVORS: Mapping[str, RunCodeFlavor] = MappingProxyType(
+    {
+        "python": RunCodeFlavor(
+            description=(
+                "Run a Python program against the tools described in the system prompt. It takes "
+                "two required arguments: `code`, the body of an async Python function (top-level "
+                "`await` and `return` work), and `description`, a short summary of what the "
+                "program does. Inside the program exactly two names are defined, `tools` and "
+                "`ToolCallError`: call a tool with `await tools.name(args)`, or "
+                '`await tools["name"](args)` when its name is not an identifier, passing plain '
+                "dicts. Only what the program prints and the JSON value it returns come back, so "
+                "extract what matters instead of returning whole tool results."
+            ),
+            code=(
+                "The program: the body of an async Python function. Top-level `await` and "
+                "`return` work; `tools` and `ToolCallError` are defined; print() output and the "
+                "returned JSON value are the result."
+            ),
+        ),
+        "typescript": RunCodeFlavor(
+            description=(
+                "Run a TypeScript program against the tools described in the system prompt. It "
+                "takes two required arguments: `code`, the body of an async function (top-level "
+                "`await` and `return` work; types are stripped before it runs, so use erasable "
+                "syntax only: no enums or namespaces), and `description`, a short summary of "
+                "what the program does. Call a tool with `await tools.name(args)`, or "
+                '`await tools["name"](args)` when its name is not an identifier. Only what the '
+                "program logs with console.log and the JSON value it returns come back, so "
+                "extract what matters instead of returning whole tool results."
+            ),
+            code=(
+                "The program: the body of an async TypeScript function. Top-level `await` and "
+                "`return` work; types are stripped before it runs; console.log output and the "
+                "returned JSON value are the result."
+            ),
+        ),
+    }
+)
+
+
+def known_languages() -> tuple[str, ...]:
+    return tuple(SDK_RENDERERS)
+
+
+def _lookup(table: Mapping[str, Any], language: object, label: str) -> Any:
+    """An own-key lookup: only exact string keys of the table resolve."""
+    if type(language) is str and language in table:
+        return table[language]
+    raise UnknownLanguageError(language, label, tuple(table))
+
+
+def sdk_renderer(language: str) -> Callable[[Any], str]:
+    """The SDK section renderer of a language; no fallback."""
+    renderer: Callable[[Any], str] = _lookup(SDK_RENDERERS, language, "SDK renderer")
+    return renderer
+
+
+def run_code_flavor(language: str | None) -> RunCodeFlavor:
+    """The `run_code` flavor of a language; `None` (no runtime) is the TypeScript flavor."""
+    if language is None:
+        language = HARVEST_LANGUAGE
+    flavor: RunCodeFlavor = _lookup(RUN_CODE_FLAVORS, language, "run_code flavor")
+    return flavor
+
+
+def render_sdk_section(catalog: Any, language: str) -> str:
+    """The model-facing SDK section (instructions, then the SDK in a fenced code block) of a
+    catalog in a language. Accepts an IR catalog or any loadable tool data."""
+    renderer = sdk_renderer(language)
+    from ..pipeline import as_catalog
+
+    return renderer(as_catalog(catalog))

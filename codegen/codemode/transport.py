@@ -1,0 +1,57 @@
+"""The `run_code` transport: the one tool a model calls under Code Mode.
+
+Its definition depends on the program language only through the two texts of that
+language's flavor (the tool description and the `code` parameter description); the input
+and output shapes are the same for every language.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .languages import run_code_flavor
+
+RUN_CODE = "run_code"
+"""The reserved name of the transport tool."""
+
+DESCRIPTION_PARAMETER = (
+    "What the program does, in five to ten words of active voice; shown to the user while "
+    'it runs. For example: "Count open issues by label", "Read the config and list its '
+    'keys", "Compare the weather in three cities".'
+)
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "logs": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Lines the program printed, in order.",
+        },
+        "result": {"description": "The JSON value the program returned, if it returned one."},
+    },
+    "required": ["logs"],
+    "additionalProperties": False,
+}
+
+
+def run_code_tool(language: str | None) -> dict[str, Any]:
+    """The `run_code` definition (`name`, `description`, `inputSchema`, `outputSchema`) in
+    the flavor of `language`; `None` (no code runtime: offline harvesting) gives the
+    TypeScript flavor. An unknown language raises `UnknownLanguageError`."""
+    flavor = run_code_flavor(language)
+    return {
+        "name": RUN_CODE,
+        "description": flavor.description,
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": flavor.code},
+                "description": {"type": "string", "description": DESCRIPTION_PARAMETER},
+            },
+            "required": ["code", "description"],
+            "additionalProperties": False,
+        },
+        "outputSchema": copy.deepcopy(OUTPUT_SCHEMA),
+    }

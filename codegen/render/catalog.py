@@ -1,0 +1,350 @@
+"""Offline docs catalogs: every tool with its types, a parameter table and its raw schemas.
+
+Takes an IR catalog and returns Markdown, JSON or one self-contained HTML file (inline CSS,
+no script, a table of contents, an anchor per tool). Types are spelled in TypeScript unless
+another SDK language is asked for. Works without a code runtime or a network, and is
+deterministic like the SDKs: no timestamps, versions or paths.
+
+Tool text is untrusted: Markdown puts descriptions in fenced blocks longer than any backtick
+run they contain and escapes table cells; HTML escapes everything.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .. import ir
+from . import pyformat, python, typescript
+from .env import render
+from .notes import notes
+from .text import escape_hidden
+
+FORMATS = ("md", "json", "html")
+LANGUAGES = ("typescript", "python")
+CATALOG_VERSION = 1
+"""Version of the JSON catalog's own layout (not of any tool)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    type: str
+    required: bool
+    default: str | None
+    constraints: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPage:
+    """Everything the catalog shows about one tool, as finished strings."""
+
+    name: str
+    anchor: str
+    title: str | None
+    description: str | None
+    annotations: dict[str, Any] | None
+    args_type: str
+    output_type: str
+    types: str
+    parameter_groups: tuple[tuple[str, tuple[Parameter, ...]], ...]
+    input_schema: Any
+    output_schema: Any
+
+
+def anchor(name: str) -> str:
+    """A unique, stable HTML id for a tool name: any character outside `[A-Za-z0-9_-]` is
+    spelled `.<hex>.` (a dot included), so different names never share an anchor."""
+    return "tool-" + "".join(
+        c if c.isascii() and (c.isalnum() or c in "_-") else f".{ord(c):x}." for c in name
+    )
+
+
+def _spell(node: ir.TypeNode, language: str) -> str:
+    if language == "python":
+        return pyformat.flat(python.type_expr(node))
+    return typescript.spell(node)
+
+
+def _types_text(tool: ir.Tool, language: str) -> str:
+    """The declarations of one tool's named types, as its SDK declares them."""
+    alone = ir.Catalog((tool,))
+    if language == "python":
+        return "\n\n\n".join(python.declarations(alone))
+    declarations = typescript.declarations(alone)[:-2]  # not the two tool maps
+    return render("typescript/declarations.jinja", declarations=declarations).strip("\n")
+
+
+def _literal(language: str) -> Any:
+    return python.json_to_py if language == "python" else (lambda text: text)
+
+
+def _parameters(fields: tuple[ir.Field, ...], language: str) -> tuple[Parameter, ...]:
+    rows = []
+    for item in fields:
+        found = notes(item.docs, _literal(language))
+        default = next((n.text for n in found if n.kind == "default"), None)
+        rest = "; ".join(n.text for n in found if n.kind != "default")
+        rows.append(
+            Parameter(
+                item.key,
+                _spell(item.type, language),
+                item.required,
+                default,
+                rest,
+                item.docs.description or "",
+            )
+        )
+    return tuple(rows)
+
+
+def _argument_objects(tool: ir.Tool) -> list[tuple[str, ir.ObjectType]]:
+    """The object types a caller fills in: the arguments type, or each object arm of it."""
+    named = {t.name: t for t in tool.types}
+    target = named.get(tool.args.name) if isinstance(tool.args, ir.RefType) else None
+    if isinstance(target, ir.ObjectType):
+        return [(target.name, target)]
+    if isinstance(target, ir.AliasType):
+        arms = target.target.arms if isinstance(target.target, ir.UnionType) else (target.target,)
+        found = []
+        for arm in arms:
+            obj = named.get(arm.name) if isinstance(arm, ir.RefType) else None
+            if isinstance(obj, ir.ObjectType):
+                found.append((obj.name, obj))
+        return found
+    return []
+
+
+def tool_pages(catalog: ir.Catalog, language: str = "typescript") -> list[ToolPage]:
+    if language not in LANGUAGES:
+        raise ValueError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
+    pages = []
+    for tool in catalog.tools:
+        no_output = "JsonValue" if language == "typescript" else "Any"
+        groups = tuple(
+            (name, _parameters(obj.fields, language)) for name, obj in _argument_objects(tool)
+        )
+        pages.append(
+            ToolPage(
+                name=tool.name,
+                anchor=anchor(tool.name),
+                title=tool.title,
+                description=tool.description,
+                annotations=json.loads(tool.annotations) if tool.annotations else None,
+                args_type=_spell(tool.args, language),
+                output_type=_spell(tool.output, language) if tool.output else no_output,
+                types=_types_text(tool, language),
+                parameter_groups=groups,
+                input_schema=json.loads(tool.input_schema),
+                output_schema=json.loads(tool.output_schema) if tool.output_schema else None,
+            )
+        )
+    return pages
+
+
+# --- JSON -------------------------------------------------------------------------------
+
+
+def render_catalog_json(catalog: ir.Catalog, language: str = "typescript") -> str:
+    pages = tool_pages(catalog, language)
+    data = {
+        "catalog_version": CATALOG_VERSION,
+        "language": language,
+        "tools": [
+            {
+                "name": p.name,
+                "title": p.title,
+                "description": p.description,
+                "annotations": p.annotations,
+                "args_type": p.args_type,
+                "output_type": p.output_type,
+                "types": p.types,
+                "parameters": [
+                    {
+                        "type_name": group,
+                        "fields": [
+                            {
+                                "name": r.name,
+                                "type": r.type,
+                                "required": r.required,
+                                "default": r.default,
+                                "constraints": r.constraints,
+                                "description": r.description,
+                            }
+                            for r in rows
+                        ],
+                    }
+                    for group, rows in p.parameter_groups
+                ],
+                "input_schema": p.input_schema,
+                "output_schema": p.output_schema,
+            }
+            for p in pages
+        ],
+    }
+    return (
+        json.dumps(data, indent=2, ensure_ascii=False)
+        .encode("utf-8", "backslashreplace")
+        .decode("utf-8")
+        + "\n"
+    )
+
+
+# --- Markdown ---------------------------------------------------------------------------
+
+_BACKTICKS = re.compile("`+")
+
+
+def _fenced(text: str, info: str = "") -> str:
+    """A fenced block that no backtick run inside `text` can close."""
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def _code_span(text: str) -> str:
+    """Inline code that works whatever backticks the text holds."""
+    text = " ".join(escape_hidden(text).split())
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: one line, pipes and HTML escaped."""
+    flat = " ".join(escape_hidden(text).split())
+    return html.escape(flat, quote=False).replace("|", "\\|")
+
+
+def _markdown_view(page: ToolPage, language: str) -> dict[str, Any]:
+    return {
+        "heading": _code_span(page.name),
+        "anchor": page.anchor,
+        "title": _cell(page.title) if page.title else None,
+        "description": _fenced(escape_hidden(page.description), "text")
+        if page.description
+        else None,
+        "annotations": ", ".join(
+            f"{_code_span(k)}: {_code_span(json.dumps(v))}" for k, v in page.annotations.items()
+        )
+        if page.annotations
+        else None,
+        "signature": _code_span(f"{page.args_type} -> {page.output_type}"),
+        "groups": [
+            (
+                _code_span(group),
+                [
+                    "| "
+                    + " | ".join(
+                        [
+                            _code_span(r.name),
+                            _code_span(r.type),
+                            "yes" if r.required else "no",
+                            _code_span(r.default) if r.default is not None else "",
+                            _cell(r.constraints),
+                            _cell(r.description),
+                        ]
+                    )
+                    + " |"
+                    for r in rows
+                ],
+            )
+            for group, rows in page.parameter_groups
+        ],
+        "types": _fenced(page.types, "ts" if language == "typescript" else "python"),
+        "input_schema": _fenced(_json(page.input_schema), "json"),
+        "output_schema": _fenced(_json(page.output_schema), "json")
+        if page.output_schema is not None
+        else None,
+    }
+
+
+def _json(value: Any) -> str:
+    return (
+        json.dumps(value, indent=2, ensure_ascii=False)
+        .encode("utf-8", "backslashreplace")
+        .decode("utf-8")
+    )
+
+
+def render_catalog_markdown(catalog: ir.Catalog, language: str = "typescript") -> str:
+    pages = tool_pages(catalog, language)
+    views = [_markdown_view(page, language) for page in pages]
+    return render("catalog/catalog.md.jinja", tools=views, count=len(views))
+
+
+# --- HTML -------------------------------------------------------------------------------
+
+
+def _e(text: str) -> str:
+    """Escaped for HTML, on one line: a newline or tab in a name shows as `\\n` / `\\t`."""
+    return html.escape(escape_hidden(text.replace("\n", "\\n").replace("\t", "\\t")), quote=True)
+
+
+def _e_block(text: str) -> str:
+    """Escaped for HTML, keeping line breaks (shown with `white-space: pre-wrap`)."""
+    return html.escape(escape_hidden(text), quote=True)
+
+
+def _html_view(page: ToolPage) -> dict[str, Any]:
+    return {
+        "name": _e(page.name),
+        "anchor": _e(page.anchor),
+        "title": _e(page.title) if page.title else None,
+        "description": _e_block(page.description) if page.description else None,
+        "annotations": [(_e(k), _e(json.dumps(v))) for k, v in page.annotations.items()]
+        if page.annotations
+        else [],
+        "signature": _e(f"{page.args_type} -> {page.output_type}"),
+        "groups": [
+            (
+                _e(group),
+                [
+                    (
+                        _e(r.name),
+                        _e(r.type),
+                        "yes" if r.required else "no",
+                        _e(r.default or ""),
+                        _e(r.constraints),
+                        _e(r.description),
+                    )
+                    for r in rows
+                ],
+            )
+            for group, rows in page.parameter_groups
+        ],
+        "types": _e_block(page.types),
+        "input_schema": _e_block(_json(page.input_schema)),
+        "output_schema": _e_block(_json(page.output_schema))
+        if page.output_schema is not None
+        else None,
+    }
+
+
+def render_catalog_html(catalog: ir.Catalog, language: str = "typescript") -> str:
+    pages = tool_pages(catalog, language)
+    return render(
+        "catalog/catalog.html.jinja",
+        tools=[_html_view(p) for p in pages],
+        count=len(pages),
+        language=language,
+    )
+
+
+RENDERERS = {
+    "md": render_catalog_markdown,
+    "json": render_catalog_json,
+    "html": render_catalog_html,
+}
+
+
+def render_catalog(catalog: ir.Catalog, fmt: str = "md", language: str = "typescript") -> str:
+    """The catalog in `md`, `json` or `html`, types spelled in `language`."""
+    if fmt not in RENDERERS:
+        raise ValueError(f"unknown catalog format {fmt!r}; known: {', '.join(FORMATS)}")
+    return RENDERERS[fmt](catalog, language)
