@@ -1,0 +1,122 @@
+"""System prompt assembly: sections with ids and an order, regenerated per assembly.
+
+Built-in sections: `tools:code-only` (order 99, only under `code`: run_code is the only tool
+a model can call directly) and `tools:sdk` (order 150, under `code` and `both`: the SDK
+section in the mounted runtime's language). Hosts add their own, for example per-tool
+guidance. A section that tells the model to call a native tool directly says so with
+`direct_call=True`; under `code` the built-in assemble listener drops exactly those, so
+unrelated sections (structured-output instructions, say) are never lost to a guess based on
+ids. Further listeners may reshape the list; their output is authoritative. The same inputs
+always give the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .registry import ToolRegistry
+    from .scopes import Scope
+
+CODE_ONLY = (
+    "Only one tool can be called directly in this session: run_code. Every other tool is "
+    "available inside a run_code program through the SDK below, as "
+    "`await tools.name(args)`. Calling any other tool directly fails with an "
+    "unknown-tool error."
+)
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    registry: ToolRegistry
+    scope: Scope
+    mode: str
+
+
+@dataclass(frozen=True)
+class PromptSection:
+    """`text` is a string or a function of the `PromptContext`; empty text drops it."""
+
+    id: str
+    order: int
+    text: str | Callable[[PromptContext], str]
+    direct_call: bool = False
+
+    def render(self, context: PromptContext) -> str:
+        return self.text(context) if callable(self.text) else self.text
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    id: str
+    order: int
+    text: str
+    direct_call: bool = False
+
+
+AssembleListener = Callable[[list[RenderedSection], PromptContext], list[RenderedSection]]
+
+
+def _code_only(context: PromptContext) -> str:
+    return CODE_ONLY if context.mode == "code" else ""
+
+
+def _sdk(context: PromptContext) -> str:
+    if context.mode == "native":
+        return ""
+    runtime = context.registry.require_runtime(context.scope)
+    from .languages import sdk_renderer
+
+    return sdk_renderer(runtime.language)(context.registry.sdk_catalog(context.scope))
+
+
+def drop_direct_call_guidance(
+    sections: list[RenderedSection], context: PromptContext
+) -> list[RenderedSection]:
+    """Under `code`, a section that tells the model to call a native tool directly would
+    send it to a call that fails; drop exactly the sections flagged so."""
+    if context.mode != "code":
+        return sections
+    return [s for s in sections if not s.direct_call]
+
+
+BUILT_IN = (
+    PromptSection("tools:code-only", 99, _code_only),
+    PromptSection("tools:sdk", 150, _sdk),
+)
+
+
+class PromptAssembler:
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+        self.listeners: list[AssembleListener] = [drop_direct_call_guidance]
+
+    def add_listener(self, listener: AssembleListener) -> None:
+        self.listeners.append(listener)
+
+    def sections(self, scope: Scope) -> list[RenderedSection]:
+        mode = self.registry.mode_for(scope)
+        if mode != "native":
+            self.registry.require_runtime(scope)
+        context = PromptContext(self.registry, scope, mode)
+        chosen: dict[str, PromptSection] = {s.id: s for s in BUILT_IN}
+        for each in scope.chain():  # the nearest scope's section shadows the same id
+            chosen.update(each.sections)
+        rendered = [
+            RenderedSection(s.id, s.order, s.render(context), s.direct_call)
+            for s in chosen.values()
+        ]
+        result = sorted((s for s in rendered if s.text), key=lambda s: (s.order, s.id))
+        for listener in self.listeners:
+            result = list(listener(result, context))
+        return result
+
+    def assemble(self, scope: Scope) -> str:
+        return "\n\n".join(section.text for section in self.sections(scope))
+
+
+def sections_of(assembler: Any, scope: Scope) -> list[str]:
+    """The ids of the assembled sections, in order (for tests and debugging)."""
+    return [s.id for s in assembler.sections(scope)]

@@ -1,0 +1,290 @@
+"""`ToolRegistry`: the tools, the presentation mode, and the views each consumer reads.
+
+Modes: `native` (the model calls tools directly), `code` (the model is offered only
+`run_code` and reaches every other tool from a program), `both`. The mode is set on the
+registry and may be overridden per scope; the nearest declaration wins. `run_code` is
+reserved in every mode: it cannot be registered, shadowed or restricted.
+
+Views (all in code-point order of names, `run_code` last):
+- `get(name, scope)`: presentation-agnostic lookup over the visible set (plus `run_code`
+  when the scope's mode is not native);
+- `schemas(scope)`: every visible definition (plus `run_code` when not native) — works with
+  no code runtime, for offline harvesting;
+- `wire_schemas(scope)`: what the model is offered: native = the visible tools, code =
+  `[run_code]`, both = both;
+- `sdk_schemas(scope)`: the visible tools without `run_code`, the SDK renderers' input.
+
+Execution goes through `resolve`, the one collapse-aware lookup: under `code`, a model-direct
+call may only name `run_code`; a nested call (parent token set) may name every visible tool.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import ir
+from .languages import run_code_flavor, sdk_renderer
+from .policy import ApprovalService, AroundDispatch, Guard, Observer, PostExecuteListener
+from .policy import PreExecuteListener as PreExecute
+from .prompt import PromptAssembler, PromptSection
+from .results import ToolResult
+from .scopes import MODES, Mode, Scope
+from .transport import RUN_CODE, run_code_tool
+
+Handler = Callable[[Any, Any], Awaitable[Any]]
+
+
+class CodeModeError(Exception):
+    """A misconfiguration the host must fix (not a tool failure a model can react to)."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A registered tool: its definition plus the host-side callbacks."""
+
+    name: str
+    description: str = ""
+    input_schema: Any = field(default_factory=lambda: {"type": "object"})
+    output_schema: Any = None
+    handler: Handler | None = None
+    is_concurrency_safe: Callable[[Any], bool] | None = None
+    finalize_content: Callable[[str], str] | None = None
+    title: str | None = None
+    annotations: dict[str, Any] | None = None
+    present: Callable[[Any], str] | None = None
+    """How a successful value reads to the model (default: strings as they are, anything
+    else as indented JSON)."""
+
+    def definition(self) -> dict[str, Any]:
+        """The model-visible definition (MCP key names), a deep copy; callbacks never show."""
+        result: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            result["title"] = self.title
+        result["description"] = self.description
+        result["inputSchema"] = copy.deepcopy(self.input_schema)
+        if self.output_schema is not None:
+            result["outputSchema"] = copy.deepcopy(self.output_schema)
+        if self.annotations is not None:
+            result["annotations"] = copy.deepcopy(self.annotations)
+        return result
+
+
+class ToolRegistry:
+    def __init__(self, mode: Mode = "native", max_parallel_sub_calls: int = 10) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if (
+            not isinstance(max_parallel_sub_calls, int)
+            or isinstance(max_parallel_sub_calls, bool)
+            or max_parallel_sub_calls < 1
+        ):
+            raise ValueError("max_parallel_sub_calls must be a positive integer")
+        self.root = Scope("root", mode=mode)
+        self.max_parallel_sub_calls = max_parallel_sub_calls
+        self.runtime: Any = None
+        self.around_dispatch: list[AroundDispatch] = []
+        self.observers: list[Observer] = []
+        self.dispatch_observers: list[Callable[[Any], Any]] = []
+        self.approval: ApprovalService | None = None
+        self.prompt = PromptAssembler(self)
+        self._run_code_specs: dict[str, ToolSpec] = {}
+
+    # --- scopes, modes, registration -----------------------------------------------------
+
+    def scope(self, name: str, parent: Scope | None = None) -> Scope:
+        """A new scope under `parent` (the root by default)."""
+        return (parent or self.root).child(name)
+
+    def set_mode(self, mode: Mode | None, scope: Scope | None = None) -> None:
+        """The mode of a scope and its descendants (`None` inherits again)."""
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        target = scope or self.root
+        if target is self.root and mode is None:
+            raise ValueError("the root scope needs a mode")
+        target.mode = mode
+
+    def mode_for(self, scope: Scope | None) -> Mode:
+        for each in (scope or self.root).walk_up():
+            if each.mode is not None:
+                return each.mode
+        return "native"
+
+    def register(self, spec: ToolSpec, scope: Scope | None = None) -> Callable[[], None]:
+        """Register a tool in a scope (the root by default); returns an unregister function."""
+        if spec.name == RUN_CODE:
+            raise CodeModeError("run_code is reserved and cannot be registered or shadowed")
+        if not isinstance(spec.name, str) or not spec.name:
+            raise CodeModeError("a tool needs a non-empty name")
+        for label, schema in (("input", spec.input_schema), ("output", spec.output_schema)):
+            if schema is None and label == "output":
+                continue
+            from ..validate import check_schema
+
+            errors = [d for d in check_schema(schema, spec.name, f"/{label}Schema") if d.is_error]
+            if errors:
+                raise CodeModeError(
+                    f"tool {spec.name!r}: invalid {label} schema: "
+                    + "; ".join(f"{d.pointer}: {d.message}" for d in errors)
+                )
+        target = scope or self.root
+        if spec.name in target.tools:
+            raise CodeModeError(f"tool {spec.name!r} is already registered in {target.name}")
+        target.tools[spec.name] = spec
+
+        def unregister() -> None:
+            if target.tools.get(spec.name) is spec:
+                del target.tools[spec.name]
+
+        return unregister
+
+    def restrict(
+        self, scope: Scope, allow: list[str] | None = None, deny: list[str] | None = None
+    ) -> None:
+        """Limit what a scope inherits; its own tools are exempt. run_code cannot be named."""
+        for names in (allow or [], deny or []):
+            if RUN_CODE in names:
+                raise CodeModeError("run_code is reserved and cannot be restricted")
+        scope.allow = frozenset(allow) if allow is not None else None
+        scope.deny = frozenset(deny or ())
+
+    def mount_runtime(self, runtime: Any) -> None:
+        """Mount the code runtime (anything with a `language` and an async `run`)."""
+        self.runtime = runtime
+
+    # --- hooks ---------------------------------------------------------------------------
+
+    def add_pre_execute(self, listener: PreExecute, scope: Scope | None = None) -> None:
+        (scope or self.root).pre_execute.append(listener)
+
+    def add_guard(self, guard: Guard, scope: Scope | None = None) -> None:
+        (scope or self.root).guards.append(guard)
+
+    def add_post_execute(self, listener: PostExecuteListener, scope: Scope | None = None) -> None:
+        (scope or self.root).post_execute.append(listener)
+
+    def add_around_dispatch(self, wrapper: AroundDispatch) -> None:
+        self.around_dispatch.append(wrapper)
+
+    def add_observer(self, observer: Observer) -> None:
+        self.observers.append(observer)
+
+    def add_dispatch_observer(self, observer: Callable[[Any], Any]) -> None:
+        """Observers of nested dispatch: a start and a settle `DispatchEvent` per call a
+        program makes."""
+        self.dispatch_observers.append(observer)
+
+    def set_approval_service(self, service: ApprovalService | None) -> None:
+        self.approval = service
+
+    def add_section(self, section: PromptSection, scope: Scope | None = None) -> None:
+        (scope or self.root).sections[section.id] = section
+
+    # --- views ---------------------------------------------------------------------------
+
+    def visible(self, scope: Scope | None = None) -> dict[str, ToolSpec]:
+        """The tools a scope sees, by name in code-point order (without `run_code`):
+        inherited tools (the nearest definition shadows) that every scope below their
+        definition admits, plus the scope's own tools."""
+        chain = (scope or self.root).chain()
+        found: dict[str, tuple[ToolSpec, int]] = {}
+        for depth, each in enumerate(chain):
+            for name, spec in each.tools.items():
+                found[name] = (spec, depth)
+        return {
+            name: spec
+            for name, (spec, depth) in sorted(found.items())
+            if all(below.admits(name) for below in chain[depth + 1 :])
+        }
+
+    def run_code_spec(self) -> ToolSpec:
+        """The transport in the flavor of the mounted runtime's language (TypeScript when
+        none is mounted); an unknown mounted language fails loudly."""
+        language = getattr(self.runtime, "language", None) if self.runtime else None
+        flavor = run_code_flavor(language)
+        key = flavor.description
+        if key not in self._run_code_specs:
+            definition = run_code_tool(language)
+            from .bridge import present_run_output, run_code_handler
+
+            self._run_code_specs[key] = ToolSpec(
+                name=RUN_CODE,
+                description=definition["description"],
+                input_schema=definition["inputSchema"],
+                output_schema=definition["outputSchema"],
+                handler=run_code_handler,
+                present=present_run_output,
+            )
+        return self._run_code_specs[key]
+
+    def get(self, name: str, scope: Scope | None = None) -> ToolSpec | None:
+        if name == RUN_CODE:
+            return self.run_code_spec() if self.mode_for(scope) != "native" else None
+        return self.visible(scope).get(name)
+
+    def schemas(self, scope: Scope | None = None) -> list[dict[str, Any]]:
+        result = [spec.definition() for spec in self.visible(scope).values()]
+        if self.mode_for(scope) != "native":
+            result.append(self.run_code_spec().definition())
+        return result
+
+    def require_runtime(self, scope: Scope | None = None) -> Any:
+        """The mounted runtime, checked: its language must have an SDK renderer."""
+        mode = self.mode_for(scope)
+        if self.runtime is None:
+            raise CodeModeError(
+                f'mode "{mode}" requires a code runtime: mount one with '
+                'mount_runtime() or use mode "native"'
+            )
+        sdk_renderer(self.runtime.language)
+        run_code_flavor(self.runtime.language)
+        return self.runtime
+
+    def wire_schemas(self, scope: Scope | None = None) -> list[dict[str, Any]]:
+        mode = self.mode_for(scope)
+        if mode == "native":
+            return [spec.definition() for spec in self.visible(scope).values()]
+        self.require_runtime(scope)
+        run_code = self.run_code_spec().definition()
+        if mode == "code":
+            return [run_code]
+        return [*(spec.definition() for spec in self.visible(scope).values()), run_code]
+
+    def sdk_schemas(self, scope: Scope | None = None) -> list[dict[str, Any]]:
+        return [spec.definition() for spec in self.visible(scope).values()]
+
+    def sdk_catalog(self, scope: Scope | None = None) -> ir.Catalog:
+        """The IR of the SDK tools; invalid registered schemas are a host error."""
+        from ..pipeline import compile_value
+
+        compiled = compile_value({"tools": self.sdk_schemas(scope)}, source="<registry>")
+        if compiled.catalog is None:
+            problems = "; ".join(d.format() for d in compiled.errors[:5])
+            raise CodeModeError(f"registered tool schemas are invalid: {problems}")
+        return compiled.catalog
+
+    def assemble_prompt(self, scope: Scope | None = None) -> str:
+        return self.prompt.assemble(scope or self.root)
+
+    # --- execution -----------------------------------------------------------------------
+
+    def collapses(self, name: str, scope: Scope | None, nested: bool) -> bool:
+        """A model-direct call under `code` naming anything but run_code."""
+        return not nested and self.mode_for(scope) == "code" and name != RUN_CODE
+
+    def resolve(self, name: str, scope: Scope | None, nested: bool) -> ToolSpec | None:
+        """The one lookup the execution path uses: the wire and the executor always agree.
+        Programs never reach run_code itself."""
+        if self.collapses(name, scope, nested):
+            return None
+        if name == RUN_CODE:
+            return None if nested else self.get(name, scope)
+        return self.visible(scope).get(name)
+
+    async def execute(self, call: Any) -> ToolResult:
+        from .executor import execute
+
+        return await execute(self, call)

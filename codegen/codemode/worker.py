@@ -1,0 +1,330 @@
+"""The Python run_code worker: runs one program in a fresh process.
+
+Started by `python_runtime` as `python -I -c <this file> READ_FD WRITE_FD`; it needs the
+standard library only. Messages are JSON lines on two pipes. From the host: `start`
+(program, tool names, limits), then `result` for each call. To the host: `log` (a printed
+line), `call` (a tool call: id, name, arguments), and finally `done` (with the returned value,
+if any) or `error` (kind and message).
+
+The program runs as the body of an `async def`, so top-level `await` and `return` work, with
+exactly two names bound: `tools` and `ToolCallError`. Calls start as soon as they are made
+(like JavaScript promises), so `asyncio.gather` overlaps them and a call that is never
+awaited still reaches the host. This is not a security boundary: the process has rlimits,
+its own process group and no inherited file descriptors, and forking is refused, but the
+program runs with the host user's rights.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import io
+import json
+import math
+import os
+import sys
+import tokenize
+from typing import Any
+
+
+class ToolCallError(Exception):
+    """A tool call failed; `tool_name` names the tool, the message says why."""
+
+    def __init__(self, tool_name: str, message: str) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+        self.message = message
+
+    def __reduce__(self) -> Any:
+        return (ToolCallError, (self.tool_name, self.message))
+
+
+class _Channel:
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self.buffer = b""
+        self.pending: dict[int, asyncio.Future[Any]] = {}
+        self.next_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, ensure_ascii=False, allow_nan=False) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            written = os.write(self.write_fd, view)
+            view = view[written:]
+
+    def on_readable(self) -> None:
+        chunk = os.read(self.read_fd, 65536)
+        if not chunk:
+            asyncio.get_event_loop().remove_reader(self.read_fd)
+            for future in self.pending.values():
+                if not future.done():
+                    future.set_exception(ToolCallError("?", "the host closed the channel"))
+            return
+        self.buffer += chunk
+        while b"\n" in self.buffer:
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            message = json.loads(line)
+            waiting = self.pending.pop(message["id"], None)
+            if waiting is None or waiting.done():
+                continue
+            if message["ok"]:
+                waiting.set_result(message.get("value"))
+            else:
+                waiting.set_exception(ToolCallError(message["name"], message["message"]))
+
+
+def _check_json(value: Any, path: str = "$", depth: int = 0) -> None:
+    """Refuse anything that does not survive a JSON round trip exactly."""
+    if depth > 256:
+        raise TypeError(f"{path}: nested too deeply")
+    if value is None or isinstance(value, (bool, str)):
+        return
+    if isinstance(value, int):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise TypeError(f"{path}: {value!r} is not a finite number")
+        return
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_json(item, f"{path}[{index}]", depth + 1)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"{path}: key {key!r} is not a string")
+            _check_json(item, f"{path}.{key}", depth + 1)
+        return
+    raise TypeError(f"{path}: {type(value).__name__} is not a JSON value")
+
+
+class _Tools:
+    """`tools.name(args)` and `tools["name"](args)`; a call starts at once and returns an
+    awaitable."""
+
+    __slots__ = ("_channel", "_names")
+
+    def __init__(self, names: list[str], channel: _Channel) -> None:
+        object.__setattr__(self, "_names", frozenset(names))
+        object.__setattr__(self, "_channel", channel)
+
+    def _binding(self, name: str) -> Any:
+        if name == "run_code":
+            raise AttributeError("run_code cannot be called from a program")
+        if name not in self._names:
+            known = ", ".join(sorted(self._names)) or "none"
+            raise AttributeError(f"no tool named {name!r} (available: {known})")
+        channel = self._channel
+
+        def call(args: Any = None, /, **kwargs: Any) -> asyncio.Future[Any]:
+            if args is not None and kwargs:
+                raise TypeError(f"{name}: pass one dict of arguments or keywords, not both")
+            arguments = kwargs if args is None else args
+            _check_json(arguments)
+            future = asyncio.get_event_loop().create_future()
+            channel.next_id += 1
+            channel.pending[channel.next_id] = future
+            channel.send({"type": "call", "id": channel.next_id, "name": name, "args": arguments})
+            return future
+
+        call.__name__ = name
+        return call
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._binding(name)
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return self._binding(name)
+        except AttributeError as error:
+            raise KeyError(str(error)) from None
+
+    def __dir__(self) -> list[str]:
+        return sorted(self._names)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("tools is read-only")
+
+    def __repr__(self) -> str:
+        return f"<tools: {', '.join(sorted(self._names))}>"
+
+
+class _Logs(io.TextIOBase):
+    """stdout and stderr: every complete line goes to the host as a log."""
+
+    def __init__(self, channel: _Channel) -> None:
+        self.channel = channel
+        self.partial = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.partial += text
+        while "\n" in self.partial:
+            line, self.partial = self.partial.split("\n", 1)
+            self.channel.send({"type": "log", "text": line})
+        return len(text)
+
+    def flush_partial(self) -> None:
+        if self.partial:
+            self.channel.send({"type": "log", "text": self.partial})
+            self.partial = ""
+
+
+def _function_source(program: str) -> str:
+    """The program as the body of `async def __program__()`: every line indented, except
+    the continuation lines of multi-line strings, whose text must not change."""
+    keep: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(program).readline):
+            if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+                keep.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        pass  # compiling reports the syntax error, with its line
+    lines = program.splitlines(keepends=True) or ["pass\n"]
+    body = "".join(
+        line if number in keep else "    " + line for number, line in enumerate(lines, start=1)
+    )
+    if not body.endswith("\n"):
+        body += "\n"
+    return "async def __program__():\n" + body + "    pass\n"
+
+
+def _refuse_processes() -> None:
+    """Starting processes would escape the run's accounting; refuse it."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise PermissionError("starting processes is not allowed in run_code programs")
+
+    for name in (
+        "fork",
+        "forkpty",
+        "vfork",
+        "posix_spawn",
+        "posix_spawnp",
+        "system",
+        "execv",
+        "execve",
+        "execvp",
+        "execvpe",
+        "execl",
+        "execle",
+        "execlp",
+        "execlpe",
+        "popen",
+        "spawnv",
+        "spawnve",
+        "spawnvp",
+        "spawnvpe",
+    ):
+        if hasattr(os, name):
+            setattr(os, name, refuse)
+    try:
+        import _posixsubprocess
+
+        _posixsubprocess.fork_exec = refuse
+    except ImportError:
+        pass
+
+
+def _set_limits(limits: dict[str, Any]) -> None:
+    try:
+        import resource
+    except ImportError:
+        return
+    cpu = limits.get("cpu_seconds")
+    if cpu:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    memory = limits.get("memory_bytes")
+    if memory:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _traceback_text(error: BaseException) -> str:
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<program>"]
+    lines = [f"  line {(frame.lineno or 1) - 1}, in the program" for frame in frames]
+    name = type(error).__name__
+    text = f"{name}: {error}" if str(error) else name
+    return "\n".join(["Traceback (most recent call last):", *lines, text]) if lines else text
+
+
+async def _main(channel: _Channel, start: dict[str, Any]) -> Any:
+    source = _function_source(start["program"])
+    namespace: dict[str, Any] = {
+        "__name__": "__program__",
+        "__builtins__": builtins,
+        "tools": _Tools(start["tools"], channel),
+        "ToolCallError": ToolCallError,
+    }
+    code = compile(source, "<program>", "exec", dont_inherit=True)
+    exec(code, namespace)
+    program = namespace.pop("__program__")
+    return await program()
+
+
+def main() -> None:
+    read_fd, write_fd = int(sys.argv[1]), int(sys.argv[2])
+    channel = _Channel(read_fd, write_fd)
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            return
+        line += chunk
+    first, channel.buffer = line.split(b"\n", 1)
+    start = json.loads(first)
+    _set_limits(start.get("limits", {}))
+    _refuse_processes()
+    logs = _Logs(channel)
+    sys.stdout = sys.stderr = logs
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.add_reader(read_fd, channel.on_readable)
+    try:
+        value = loop.run_until_complete(_main(channel, start))
+        logs.flush_partial()
+        if value is None:
+            channel.send({"type": "done"})
+            return
+        try:
+            _check_json(value)
+        except TypeError as error:
+            channel.send(
+                {
+                    "type": "error",
+                    "kind": "invalid-output",
+                    "message": f"the program returned a value that is not JSON: {error}",
+                }
+            )
+            return
+        channel.send({"type": "done", "result": value})
+    except SyntaxError as error:
+        logs.flush_partial()
+        where = f" (line {error.lineno - 1})" if error.lineno else ""
+        channel.send(
+            {"type": "error", "kind": "exception", "message": f"SyntaxError: {error.msg}{where}"}
+        )
+    except MemoryError:
+        logs.flush_partial()
+        channel.send(
+            {
+                "type": "error",
+                "kind": "exception",
+                "message": "MemoryError: the program ran out of memory",
+            }
+        )
+    except BaseException as error:
+        logs.flush_partial()
+        channel.send({"type": "error", "kind": "exception", "message": _traceback_text(error)})
+
+
+if __name__ == "__main__":
+    main()
