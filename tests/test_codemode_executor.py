@@ -6,6 +6,14 @@ import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegen.codemode.execution import ParentToken, ToolCall, mint_parent
+from codegen.codemode.policy import Accept, Allow, Ask, Block, Deny
+from codegen.codemode.registry import ToolRegistry, ToolSpec
+from codegen.codemode.results import ErrorCode
+from codegen.codemode.signals import AbortController
 from codemode_helpers import (
     FixedApproval,
     Recorder,
@@ -15,14 +23,6 @@ from codemode_helpers import (
     registry_with,
     run,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from codegen.codemode.execution import ParentToken, ToolCall, mint_parent
-from codegen.codemode.policy import Accept, Allow, Ask, Block, Deny
-from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.results import ErrorCode
-from codegen.codemode.signals import AbortController
 
 
 def policy_spy(registry: ToolRegistry, recorder: Recorder) -> None:

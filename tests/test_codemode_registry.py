@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from codemode_helpers import ScriptedRuntime, echo_tool, registry_with
 
 from codegen.codemode.languages import UnknownLanguageError
 from codegen.codemode.prompt import PromptSection, RenderedSection
 from codegen.codemode.registry import CodeModeError, ToolRegistry, ToolSpec
 from codegen.codemode.transport import run_code_tool
+from codemode_helpers import ScriptedRuntime, echo_tool, registry_with
 
 
 def names(definitions: list[dict[str, Any]]) -> list[str]:

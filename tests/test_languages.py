@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from tsc import check_declarations
 
 import codegen
 from codegen.codemode.languages import (
@@ -26,6 +25,7 @@ from codegen.codemode.languages import (
 from codegen.codemode.transport import run_code_tool
 from codegen.pipeline import compile_sources
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS
+from tsc import check_declarations
 
 LANGUAGES = ("python", "typescript")
 HOSTILE_NAMES = (

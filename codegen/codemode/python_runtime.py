@@ -67,6 +67,8 @@ class PythonRuntime:
     def __init__(self, limits: RuntimeLimits | None = None, python: str | None = None) -> None:
         self.limits = limits or RuntimeLimits()
         self.python = python or sys.executable
+        self.spawned: list[int] = []
+        """Process ids of the workers started so far (each led its own process group)."""
 
     async def run(self, program: str, bindings: Bindings, signal: AbortSignal) -> RunOutput:
         if signal.aborted:
@@ -91,24 +93,35 @@ class _WorkerRun:
         to_worker_read, to_worker_write = os.pipe()
         from_worker_read, from_worker_write = os.pipe()
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                self.runtime.python,
-                "-I",
-                "-c",
-                worker_source(),
-                str(to_worker_read),
-                str(from_worker_write),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
-                env=worker_environment(),
-                pass_fds=(to_worker_read, from_worker_write),
-                close_fds=True,
-                start_new_session=True,
-            )
+            self.process = await self._spawn(to_worker_read, from_worker_write)
+        except OSError as error:
+            os.close(to_worker_write)
+            os.close(from_worker_read)
+            raise CodeRunFailed("worker-exit", f"the worker could not start: {error}") from None
         finally:
             os.close(to_worker_read)
             os.close(from_worker_write)
+        self.runtime.spawned.append(self.process.pid)
+        return await self._run(program, from_worker_read, to_worker_write)
+
+    async def _spawn(self, read_fd: int, write_fd: int) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            self.runtime.python,
+            "-I",
+            "-c",
+            worker_source(),
+            str(read_fd),
+            str(write_fd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            env=worker_environment(),
+            pass_fds=(read_fd, write_fd),
+            close_fds=True,
+            start_new_session=True,
+        )
+
+    async def _run(self, program: str, from_worker_read: int, to_worker_write: int) -> RunOutput:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=MAX_MESSAGE)
         read_pipe = os.fdopen(from_worker_read, "rb", buffering=0)
@@ -130,6 +143,7 @@ class _WorkerRun:
                     "limits": {
                         "cpu_seconds": self.limits.cpu_seconds,
                         "memory_bytes": self.limits.memory_bytes,
+                        "output_bytes": self.limits.output_bytes,
                     },
                 }
             )
@@ -185,7 +199,9 @@ class _WorkerRun:
             elif kind == "error":
                 kind_name = message.get("kind", "exception")
                 kind_name = (
-                    kind_name if kind_name in ("exception", "invalid-output") else ("exception")
+                    kind_name
+                    if kind_name in ("exception", "invalid-output", "output-limit")
+                    else ("exception")
                 )
                 raise self._failure(kind_name, str(message.get("message", "")))
             else:

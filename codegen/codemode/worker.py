@@ -156,14 +156,27 @@ class _Tools:
 class _Logs(io.TextIOBase):
     """stdout and stderr: every complete line goes to the host as a log."""
 
-    def __init__(self, channel: _Channel) -> None:
+    def __init__(self, channel: _Channel, limit: int) -> None:
         self.channel = channel
         self.partial = ""
+        self.limit = limit
+        self.total = 0
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
+        self.total += len(text.encode("utf-8", "surrogatepass"))
+        if self.limit and self.total > self.limit:
+            # Stop the program at once: a huge print must not travel to the host first.
+            self.channel.send(
+                {
+                    "type": "error",
+                    "kind": "output-limit",
+                    "message": f"the program printed more than {self.limit} bytes",
+                }
+            )
+            os._exit(0)
         self.partial += text
         while "\n" in self.partial:
             line, self.partial = self.partial.split("\n", 1)
@@ -230,6 +243,10 @@ def _refuse_processes() -> None:
         _posixsubprocess.fork_exec = refuse
     except ImportError:
         pass
+    subprocess = sys.modules.get("subprocess")  # asyncio imported it, with its own binding
+    if subprocess is not None:
+        subprocess._fork_exec = refuse  # type: ignore[attr-defined]
+        subprocess._USE_POSIX_SPAWN = False  # type: ignore[attr-defined]
 
 
 def _set_limits(limits: dict[str, Any]) -> None:
@@ -283,7 +300,7 @@ def main() -> None:
     start = json.loads(first)
     _set_limits(start.get("limits", {}))
     _refuse_processes()
-    logs = _Logs(channel)
+    logs = _Logs(channel, int(start.get("limits", {}).get("output_bytes") or 0))
     sys.stdout = sys.stderr = logs
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
