@@ -56,6 +56,27 @@ _IGNORED = frozenset(
 configured, and the pipeline configures none)."""
 
 
+@cache
+def meta_documents() -> dict[str, Any]:
+    """The official meta-schemas by URI, read from the files `jsonschema` depends on
+    (`jsonschema_specifications`) without importing it: importing its registry costs more
+    start-up time than the whole compiled check saves."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("jsonschema_specifications")
+    documents: dict[str, Any] = {}
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        for path in sorted(Path(location, "schemas").rglob("*")):
+            if path.is_file() and not path.name.startswith("."):
+                contents = json.loads(path.read_text(encoding="utf-8"))
+                uri = contents.get("$id", contents.get("id")) if isinstance(contents, dict) else None
+                if isinstance(uri, str):
+                    documents[uri.rstrip("#")] = contents
+    return documents
+
+
 class Unsupported(Exception):
     """The meta-schema uses a keyword this compiler does not implement."""
 
@@ -123,15 +144,13 @@ def _type_check(name: str, draft: str) -> Callable[[Any], bool]:
 
 class _Compiler:
     def __init__(self, draft: str) -> None:
-        from jsonschema_specifications import REGISTRY  # type: ignore[import-untyped]
-
         self.draft = draft
-        self.registry = REGISTRY
+        self.documents = meta_documents()
         self.root_uri = META_URIS[draft]
         self.compiled: dict[tuple[str, str], Check] = {}
 
     def document(self, uri: str) -> Any:
-        return self.registry.contents(uri.rstrip("#"))
+        return self.documents[uri.rstrip("#")]
 
     def reference(self, base: str, ref: str) -> Check:
         """A check for `$ref` resolved against `base`, compiled on first use (refs recurse)."""
