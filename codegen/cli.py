@@ -157,7 +157,141 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_output(catalog)
     catalog.set_defaults(handler=_catalog)
+
+    _add_workflow_commands(commands)
     return parser
+
+
+WORKFLOW_EPILOGS = {
+    "build": "     or, with --check, an output is out of date (its diff is on stdout)\n",
+    "harvest": "     or the server exited, broke the protocol, or did not answer in time\n",
+    "diff": "     or a breaking change was found and --fail-on-breaking was given\n",
+}
+"""What exit status 1 means for the workflow commands, added to the shared EPILOG."""
+
+
+def _workflow_epilog(command: str) -> str:
+    return EPILOG.replace("  2  bad usage", WORKFLOW_EPILOGS[command] + "  2  bad usage")
+
+
+def _add_verbosity(parser: argparse.ArgumentParser) -> None:
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument("--quiet", "-q", action="store_true", help="print errors only")
+    loudness.add_argument("--verbose", "-v", action="store_true", help="print more detail")
+
+
+def _add_workflow_commands(commands: Any) -> None:
+    """`build`, `harvest` and `diff`: the build-time workflow (codegen/workflow/)."""
+    from .formats import FORMATS
+
+    build = _command(
+        commands,
+        "build",
+        "write (or --check) the SDKs, prompt sections and catalogs of a project",
+        "Compile SOURCES once and write NAME.py, NAME.d.ts, NAME.prompt.<lang>.md, "
+        "NAME.catalog.md and NAME.catalog.json into OUTDIR, atomically, touching only "
+        "files that change. Settings missing from the command line come from the "
+        "[tool.codegen] table of the nearest pyproject.toml (sources, out, languages, "
+        "module, namespace, format; paths relative to that file). With --check nothing "
+        "is written: a unified diff of every file that is out of date goes to stdout "
+        "and the exit status is 1.",
+    )
+    build.add_argument(
+        "sources", nargs="*", metavar="SOURCE", help="tool definition file or directory"
+    )
+    build.add_argument("-o", "--output", metavar="OUTDIR", help="output directory")
+    build.add_argument(
+        "--lang", metavar="LANGS", help="comma-separated: python,typescript (default: both)"
+    )
+    build.add_argument("--module", metavar="NAME", help="output file name stem (default: tools)")
+    build.add_argument(
+        "--format",
+        dest="input_format",
+        choices=("auto", *FORMATS),
+        help="input format (default: detect each record's format)",
+    )
+    build.add_argument(
+        "--namespace",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="prefix each tool name with its source's name and '__'",
+    )
+    build.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; print a diff and exit 1 when an output is out of date",
+    )
+    _add_verbosity(build)
+    build.epilog = _workflow_epilog("build")
+    build.set_defaults(handler=_build)
+
+    harvest = _command(
+        commands,
+        "harvest",
+        "capture the tool definitions of a live MCP server",
+        "Start an MCP server over stdio (the command after --), list its tools (every "
+        "page, again if the list changes meanwhile) and write them as "
+        '{"server": ..., "tools": [...]}, ready for `codegen build`. The server and '
+        "every process it started are stopped afterwards. Needs the MCP SDK: "
+        "pip install 'codegen[mcp]'. Exit 1 when the server fails (exits, writes "
+        "something that is not MCP on stdout, or does not answer in time).",
+    )
+    harvest.add_argument(
+        "--mcp", action="store_true", required=True, help="the server speaks MCP over stdio"
+    )
+    _add_output(harvest)
+    harvest.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        default="30",
+        help="give up after this many seconds in all (default: 30)",
+    )
+    harvest.add_argument(
+        "server_command", nargs="+", metavar="COMMAND", help="-- COMMAND [ARGS...]"
+    )
+    _add_verbosity(harvest)
+    harvest.epilog = _workflow_epilog("harvest")
+    harvest.set_defaults(handler=_harvest)
+
+    diff = _command(
+        commands,
+        "diff",
+        "review the changes between two tool catalogs",
+        "Compare the tools of OLD and NEW (files or directories), or with --git REV the "
+        "SOURCES at revision REV against the working tree, and list tools added and "
+        "removed and every argument or output change, each marked breaking or not. "
+        "Exit 1 for a breaking change only with --fail-on-breaking.",
+    )
+    diff.add_argument(
+        "sources", nargs="*", metavar="SOURCE", help="OLD NEW, or with --git: SOURCES"
+    )
+    diff.add_argument("--git", metavar="REV", help="compare SOURCES at git revision REV")
+    diff.add_argument(
+        "--format",
+        dest="diff_format",
+        default="md",
+        choices=("md", "json"),
+        help="report format (default: md)",
+    )
+    diff.add_argument(
+        "--fail-on-breaking", action="store_true", help="exit 1 when a change is breaking"
+    )
+    diff.add_argument(
+        "--input-format",
+        dest="input_format",
+        default="auto",
+        choices=("auto", *FORMATS),
+        help="input format (default: detect each record's format)",
+    )
+    diff.add_argument(
+        "--namespace",
+        action="store_true",
+        help="prefix each tool name with its source's name and '__'",
+    )
+    _add_output(diff)
+    _add_verbosity(diff)
+    diff.epilog = _workflow_epilog("diff")
+    diff.set_defaults(handler=_diff)
 
 
 def _print_diagnostics(
@@ -240,6 +374,24 @@ def _catalog(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     _emit(render_catalog(catalog, args.catalog_format, args.lang), args.output)
     return EXIT_OK
+
+
+def _build(args: argparse.Namespace) -> int:
+    from .workflow.build import run_build
+
+    return run_build(args)
+
+
+def _harvest(args: argparse.Namespace) -> int:
+    from .workflow.harvest import run_harvest
+
+    return run_harvest(args)
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .workflow.diff import run_diff
+
+    return run_diff(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from . import jsontext
@@ -31,7 +31,10 @@ class LoadResult:
 
 
 @dataclass(frozen=True, slots=True)
-class _Document:
+class Document:
+    """One decoded value and the name `--namespace` gives its tools (the dump's `server`
+    field, else the file stem)."""
+
     source: str
     value: Any
     namespace: str
@@ -74,32 +77,46 @@ def _read(display: str, path: Path | None, stdin: BinaryIO | None) -> bytes:
         raise UsageError(f"{display}: cannot read: {exc.strerror or exc}") from None
 
 
-def _decode(
-    display: str, path: Path | None, data: bytes
-) -> tuple[list[_Document], list[Diagnostic]]:
-    stem = path.stem if path is not None else "stdin"
-    suffix = path.suffix.lower() if path is not None else ".json"
+def decode_document(
+    display: str, file_name: str, data: bytes
+) -> tuple[list[Document], list[Diagnostic]]:
+    """Decode one file's bytes by its name: YAML by suffix, JSON Lines by suffix or when a
+    `.json` file holds one value per line (as BFCL's do), JSON otherwise."""
+    path = PurePosixPath(file_name)
+    stem, suffix = path.stem or "stdin", path.suffix.lower() or ".json"
     try:
         text = jsontext.decode_bytes(data)
         if suffix in (".yaml", ".yml"):
-            return [_Document(display, jsontext.load_yaml(text), stem)], []
-        if suffix == ".jsonl":
-            return _lines(display, text, stem), []
-        try:
-            return [_Document(display, jsontext.loads(text), stem)], []
-        except jsontext.DecodeProblem as problem:
-            if not problem.message.startswith("invalid JSON: Extra data"):
-                raise
-            return _lines(display, text, stem), []
+            values = [(display, jsontext.load_yaml(text))]
+        elif suffix == ".jsonl":
+            values = _lines(display, text)
+        else:
+            try:
+                values = [(display, jsontext.loads(text))]
+            except jsontext.DecodeProblem as problem:
+                if not problem.message.startswith("invalid JSON: Extra data"):
+                    raise
+                values = _lines(display, text)
     except jsontext.DecodeProblem as problem:
         return [], [Diagnostic(display, problem.pointer, problem.describe())]
+    return [Document(source, value, server_name(value) or stem) for source, value in values], []
 
 
-def _lines(display: str, text: str, stem: str) -> list[_Document]:
-    return [
-        _Document(f"{display}:{number}", value, stem)
-        for number, value in jsontext.loads_lines(text)
-    ]
+def _lines(display: str, text: str) -> list[tuple[str, Any]]:
+    return [(f"{display}:{number}", value) for number, value in jsontext.loads_lines(text)]
+
+
+def tools_from(
+    documents: Sequence[Document], fmt: str = "auto", namespace: bool = False
+) -> tuple[list[ToolDefinition], list[Diagnostic]]:
+    """Every tool of the decoded documents, prefixed with their namespace when asked."""
+    tools: list[ToolDefinition] = []
+    diagnostics: list[Diagnostic] = []
+    for document in documents:
+        found, problems = extract_tools(document.value, document.source, fmt)
+        diagnostics.extend(problems)
+        tools.extend(_namespaced(t, document.namespace) if namespace else t for t in found)
+    return tools, diagnostics
 
 
 def load_sources(
@@ -111,17 +128,16 @@ def load_sources(
     """Read, decode and recognise every tool in the sources."""
     if not sources:
         raise UsageError("no sources given")
-    tools: list[ToolDefinition] = []
+    documents: list[Document] = []
     diagnostics: list[Diagnostic] = []
     for display, path in expand_sources(sources):
-        documents, problems = _decode(display, path, _read(display, path, stdin))
+        found, problems = decode_document(
+            display, path.name if path else "stdin", _read(display, path, stdin)
+        )
+        documents.extend(found)
         diagnostics.extend(problems)
-        for document in documents:
-            found, problems = extract_tools(document.value, document.source, fmt)
-            diagnostics.extend(problems)
-            prefix = server_name(document.value) or document.namespace
-            tools.extend(_namespaced(tool, prefix) if namespace else tool for tool in found)
-    return LoadResult(tuple(tools), tuple(diagnostics))
+    tools, problems = tools_from(documents, fmt, namespace)
+    return LoadResult(tuple(tools), tuple(diagnostics + problems))
 
 
 def load_value(

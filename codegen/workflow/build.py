@@ -1,0 +1,237 @@
+"""`codegen build`: every output of a project in one step, and `--check` for CI.
+
+A project that commits its generated SDKs needs them to match the tool definitions at every
+commit. `build` renders all of them from one compiled catalog (the SDKs, the Code Mode prompt
+sections and the docs catalogs), writes each atomically and leaves unchanged files untouched
+so timestamps and build caches stay valid. `--check` renders the same files and writes
+nothing: it prints a unified diff for every file that would change and exits 1, which is
+what a CI job or the pre-commit hook runs. Invalid sources write nothing at all, so a broken
+definition can never leave half a set of outputs behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from .. import ir
+from ..errors import UsageError
+from .config import (
+    DEFAULT_MODULE,
+    LANGUAGES,
+    ProjectConfig,
+    check_format,
+    check_module,
+    display_path,
+    find_config,
+    parse_languages,
+)
+from .progress import Console
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSettings:
+    """What to build, after the command line has been merged over `[tool.codegen]`."""
+
+    sources: tuple[str, ...]
+    out: Path
+    languages: tuple[str, ...] = LANGUAGES
+    module: str = DEFAULT_MODULE
+    namespace: bool = False
+    input_format: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One file `build` owns: where it goes, how it is shown, and its full text."""
+
+    path: Path
+    display: str
+    text: str
+
+
+def resolve_settings(args: argparse.Namespace, config: ProjectConfig | None) -> BuildSettings:
+    """Command-line values win; the table fills in what the command line leaves out."""
+    if args.sources:
+        sources = tuple(args.sources)
+    elif config is not None and config.sources is not None:
+        sources = tuple(display_path(path) for path in config.sources)
+    else:
+        raise UsageError(
+            "build: no sources: name them on the command line or set 'sources' in "
+            "[tool.codegen] of pyproject.toml"
+        )
+    if args.output:
+        out = Path(display_path(Path(args.output)))
+    elif config is not None and config.out is not None:
+        out = Path(display_path(config.out))
+    else:
+        raise UsageError(
+            "build: no output directory: pass -o OUTDIR or set 'out' in [tool.codegen] "
+            "of pyproject.toml"
+        )
+    if args.lang is not None:
+        languages = parse_languages([name.strip() for name in args.lang.split(",")])
+    elif config is not None and config.languages is not None:
+        languages = config.languages
+    else:
+        languages = LANGUAGES
+    if args.module is not None:
+        module = check_module(args.module)
+    else:
+        module = config.module if config is not None and config.module else DEFAULT_MODULE
+    if args.namespace is not None:
+        namespace = bool(args.namespace)
+    else:
+        namespace = bool(config.namespace) if config is not None else False
+    if args.input_format is not None:
+        input_format = check_format(args.input_format)
+    elif config is not None and config.format is not None:
+        input_format = config.format
+    else:
+        input_format = "auto"
+    return BuildSettings(sources, out, languages, module, namespace, input_format)
+
+
+def output_plan(settings: BuildSettings) -> list[tuple[str, Callable[[ir.Catalog], str]]]:
+    """(file name, renderer) for every output, in the order they are reported. Renderers
+    are imported here, not at module import, so `codegen --help` stays fast."""
+    from ..codemode.languages import render_sdk_section
+    from ..render.catalog import render_catalog
+    from ..render.python import render_python_sdk
+    from ..render.typescript import render_typescript_sdk
+
+    name = settings.module
+    sdks = {"python": (".py", render_python_sdk), "typescript": (".d.ts", render_typescript_sdk)}
+    plan: list[tuple[str, Callable[[ir.Catalog], str]]] = []
+    for language in settings.languages:
+        suffix, renderer = sdks[language]
+        plan.append((name + suffix, renderer))
+    for language in settings.languages:
+        plan.append(
+            (f"{name}.prompt.{language}.md", partial(render_sdk_section, language=language))
+        )
+    # The catalogs spell types in TypeScript unless only the Python SDK is built.
+    spelling = "typescript" if "typescript" in settings.languages else "python"
+    for fmt in ("md", "json"):
+        plan.append((f"{name}.catalog.{fmt}", partial(render_catalog, fmt=fmt, language=spelling)))
+    return plan
+
+
+def render_outputs(
+    catalog: ir.Catalog, settings: BuildSettings, console: Console | None = None
+) -> list[Output]:
+    """The full text of every output."""
+    plan = output_plan(settings)
+    outputs = []
+    for index, (name, renderer) in enumerate(plan, start=1):
+        path = settings.out / name
+        if console is not None:
+            console.progress.update(f"rendering {name} ({index}/{len(plan)})", force=True)
+        outputs.append(Output(path, path.as_posix(), renderer(catalog)))
+    return outputs
+
+
+def read_current(path: Path) -> bytes | None:
+    """The bytes on disk, or None when the file does not exist yet."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a directory, not an output file") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def unified_diff(old: bytes | None, new: str, display: str) -> str:
+    """A `diff -u` of the file on disk against what `build` would write, with git-style
+    `a/` and `b/` headers so it reads (and applies) like any patch."""
+    before = (old or b"").decode("utf-8", errors="replace")
+    lines = list(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{display.lstrip('/')}",
+            tofile=f"b/{display.lstrip('/')}",
+        )
+    )
+    text = []
+    for line in lines:
+        if line.endswith("\n"):
+            text.append(line)
+        else:  # the last line of one side has no line break
+            text.append(line + "\n\\ No newline at end of file\n")
+    return "".join(text)
+
+
+def check(outputs: Sequence[Output], console: Console) -> int:
+    """Print a diff for every output that is missing or different; 1 when there is one."""
+    stale = 0
+    for output in outputs:
+        current = read_current(output.path)
+        if current == output.text.encode("utf-8"):
+            console.detail(f"current {output.display}")
+            continue
+        stale += 1
+        console.note(f"{'missing' if current is None else 'outdated'} {output.display}")
+        console.progress.clear()
+        sys.stdout.write(unified_diff(current, output.text, output.display))
+    sys.stdout.flush()
+    if stale:
+        console.note(
+            f"{stale} of {len(outputs)} generated file{'s' * (len(outputs) != 1)} "
+            f"{'is' if stale == 1 else 'are'} out of date; run 'codegen build' to update"
+        )
+        return EXIT_FAILED
+    console.note(f"all {len(outputs)} generated files are up to date")
+    return EXIT_OK
+
+
+def write(outputs: Sequence[Output], console: Console) -> int:
+    """Write every output atomically; unchanged files are not touched."""
+    from ..write import write_text
+
+    for output in outputs:
+        changed = write_text(output.path, output.text)
+        console.note(f"{'wrote' if changed else 'unchanged'} {output.display}")
+    return EXIT_OK
+
+
+def run_build(args: argparse.Namespace) -> int:
+    """The `build` command: merge settings, compile once, render everything, then write
+    or check."""
+    from ..pipeline import compile_sources
+
+    console = Console(quiet=args.quiet, verbose=args.verbose)
+    config = find_config()
+    if config is not None:
+        console.detail(f"using [tool.codegen] from {display_path(config.path)}")
+    settings = resolve_settings(args, config)
+    started = time.monotonic()
+    console.progress.update(f"compiling {', '.join(settings.sources)}", force=True)
+    compiled = compile_sources(
+        settings.sources, fmt=settings.input_format, namespace=settings.namespace
+    )
+    console.diagnostics(compiled.diagnostics)
+    if compiled.catalog is None:
+        console.error(
+            f"build: {len(compiled.errors)} error{'s' * (len(compiled.errors) != 1)} "
+            "in the sources; nothing written"
+        )
+        return EXIT_FAILED
+    tools = len(compiled.catalog.tools)
+    console.detail(
+        f"compiled {tools} tool{'s' * (tools != 1)} in {time.monotonic() - started:.2f} s"
+    )
+    outputs = render_outputs(compiled.catalog, settings, console)
+    console.progress.clear()
+    return check(outputs, console) if args.check else write(outputs, console)

@@ -1,0 +1,204 @@
+"""The `[tool.codegen]` table of `pyproject.toml`, so `codegen build` needs no arguments.
+
+A repository that commits its generated SDKs states once where the tool definitions are and
+where the outputs go; the same table then drives a developer's `codegen build`, CI's
+`codegen build --check` and the pre-commit hook. The nearest `pyproject.toml` with a
+`[tool.codegen]` table, from the current directory upwards, is used (a `pyproject.toml`
+without the table does not stop the search, as in a monorepo where the table sits at the
+root). Paths in the table are relative to the directory of that `pyproject.toml`, so the
+result does not depend on where the command is run. Every value is checked here, and a
+wrong one is a usage error naming its key: a typo must not silently change what is built.
+"""
+
+from __future__ import annotations
+
+import keyword
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+TABLE = "tool.codegen"
+LANGUAGES = ("python", "typescript")
+"""The SDK languages `build` renders, in output order."""
+
+DEFAULT_MODULE = "tools"
+
+_KEYS = ("sources", "out", "languages", "module", "namespace", "format")
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectConfig:
+    """The table's values, paths already resolved against the table's directory; None
+    where the table leaves a key out."""
+
+    path: Path
+    sources: tuple[Path, ...] | None = None
+    out: Path | None = None
+    languages: tuple[str, ...] | None = None
+    module: str | None = None
+    namespace: bool | None = None
+    format: str | None = None
+
+
+def find_config(start: Path | None = None) -> ProjectConfig | None:
+    """The nearest `[tool.codegen]` table from `start` (default: the current directory)
+    upwards, or None when there is none."""
+    directory = (start or Path.cwd()).resolve()
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            config = load_config(candidate)
+            if config is not None:
+                return config
+    return None
+
+
+def load_config(path: Path) -> ProjectConfig | None:
+    """The `[tool.codegen]` table of one `pyproject.toml`; None when it has no such table."""
+    try:
+        with path.open("rb") as stream:
+            document = tomllib.load(stream)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    tool = document.get("tool")
+    if not isinstance(tool, dict) or "codegen" not in tool:
+        return None
+    table = tool["codegen"]
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [{TABLE}] must be a table, not {_kind(table)}")
+    return parse_table(table, path)
+
+
+def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
+    """Check every key and value of the table; the first problem is a `UsageError`."""
+    for key in table:
+        if key not in _KEYS:
+            known = ", ".join(_KEYS)
+            raise UsageError(f"{path}: [{TABLE}] unknown key {key!r} (known: {known})")
+    base = path.parent
+    sources = table.get("sources")
+    out = table.get("out")
+    languages = table.get("languages")
+    module = table.get("module")
+    namespace = table.get("namespace")
+    fmt = table.get("format")
+    return ProjectConfig(
+        path=path,
+        sources=(
+            None
+            if sources is None
+            else tuple(base / s for s in _strings(sources, "sources", path, nonempty=True))
+        ),
+        out=None if out is None else base / _string(out, "out", path),
+        languages=(
+            None
+            if languages is None
+            else parse_languages(_strings(languages, "languages", path, nonempty=True), path)
+        ),
+        module=None if module is None else check_module(_string(module, "module", path), path),
+        namespace=None if namespace is None else _boolean(namespace, "namespace", path),
+        format=None if fmt is None else check_format(_string(fmt, "format", path), path),
+    )
+
+
+def parse_languages(
+    names: list[str] | tuple[str, ...], where: Path | None = None
+) -> tuple[str, ...]:
+    """Known SDK languages in output order, duplicates removed."""
+    for name in names:
+        if name not in LANGUAGES:
+            known = ", ".join(LANGUAGES)
+            raise UsageError(
+                f"{_where(where, 'languages')}unknown language {name!r} (known: {known})"
+            )
+    if not names:
+        raise UsageError(f"{_where(where, 'languages')}at least one language is needed")
+    return tuple(language for language in LANGUAGES if language in names)
+
+
+def check_module(name: str, where: Path | None = None) -> str:
+    """The module name becomes `NAME.py`, so it must be importable: an identifier that is
+    not a keyword."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise UsageError(
+            f"{_where(where, 'module')}{name!r} is not a valid Python module name "
+            "(an identifier that is not a keyword)"
+        )
+    return name
+
+
+def check_format(name: str, where: Path | None = None) -> str:
+    from ..formats import FORMATS
+
+    known = ("auto", *FORMATS)
+    if name not in known:
+        raise UsageError(
+            f"{_where(where, 'format')}unknown input format {name!r} (known: {', '.join(known)})"
+        )
+    return name
+
+
+def display_path(path: Path) -> str:
+    """How a path is shown and passed on: relative to the current directory when it is
+    inside it (so diagnostics read like the user's own paths), else absolute."""
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    try:
+        relative = os.path.relpath(absolute)
+    except ValueError:  # another drive on Windows
+        return absolute.as_posix()
+    if relative == ".." or relative.startswith(".." + os.sep):
+        return Path(os.path.normpath(absolute)).as_posix()
+    return Path(relative).as_posix()
+
+
+def _where(path: Path | None, key: str) -> str:
+    return f"{path}: [{TABLE}] {key}: " if path is not None else ""
+
+
+def _kind(value: Any) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a float", str: "a string"}
+    for kind, name in names.items():
+        if type(value) is kind:
+            return name
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return f"a {type(value).__name__}"
+
+
+def _string(value: Any, key: str, path: Path) -> str:
+    if not isinstance(value, str) or not value:
+        raise UsageError(
+            f"{path}: [{TABLE}] {key}: expected a non-empty string, got {_kind(value)}"
+        )
+    return value
+
+
+def _strings(value: Any, key: str, path: Path, *, nonempty: bool) -> list[str]:
+    if not isinstance(value, list):
+        raise UsageError(
+            f"{path}: [{TABLE}] {key}: expected an array of non-empty strings, got {_kind(value)}"
+        )
+    for index, item in enumerate(value):
+        if not isinstance(item, str) or not item:
+            got = "an empty string" if item == "" else _kind(item)
+            raise UsageError(
+                f"{path}: [{TABLE}] {key}: expected an array of non-empty strings, "
+                f"entry {index} is {got}"
+            )
+    if nonempty and not value:
+        raise UsageError(f"{path}: [{TABLE}] {key}: expected at least one entry")
+    return list(value)
+
+
+def _boolean(value: Any, key: str, path: Path) -> bool:
+    if not isinstance(value, bool):
+        raise UsageError(f"{path}: [{TABLE}] {key}: expected a boolean, got {_kind(value)}")
+    return value
