@@ -10,6 +10,7 @@ tool order, so a tool's names never depend on another tool unless their names co
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,14 @@ INLINE_LIMIT = 64
 nodes degrade, which keeps every annotation far inside Python's parser limits."""
 UNION_LIMIT = 4096
 """Most arms one union may have; larger unions degrade."""
+LITERAL_LIMIT = 4096
+"""Most values one literal type may list; a larger enum is typed by its values' types
+(`str`, `int`, ...), with a warning. Beyond a few thousand members a `Literal[...]` is
+useless in a prompt and `black`'s time on it grows faster than linearly."""
+DEPTH_LIMIT = 512
+"""Deepest chain of schema nodes one build walks (through fields, union arms and `$ref`s);
+deeper nodes degrade. A document already nests at most `jsontext.MAX_NESTING` levels, so
+this only stops long acyclic `$ref` chains, which would otherwise exhaust the stack."""
 
 _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverType)
 """Root types spelled inline in a signature; any other root type becomes a named alias."""
@@ -129,6 +138,7 @@ class _ToolBuilder:
     types: list[ir.NamedType] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
     memo: dict[int, ir.TypeNode] = field(default_factory=dict)
+    depths: dict[int, int] = field(default_factory=dict)
     busy: dict[int, int] = field(default_factory=dict)
     containers: int = 0
     root_referenced: bool = False
@@ -162,6 +172,7 @@ class _ToolBuilder:
     def root(self, normalized: Normalized, name: str, pointer: str) -> ir.TypeNode:
         self.scope = _Scope(normalized, RefResolver(normalized.schema), pointer, name)
         self.memo.clear()
+        self.depths.clear()
         self.busy.clear()
         self.aliased.clear()
         self.names = {id(normalized.schema): name}
@@ -182,11 +193,12 @@ class _ToolBuilder:
         assert self.scope is not None
         return join_pointer(self.scope.pointer + self.scope.normalized.origin(node), *tokens)
 
-    def degrade(self, node: Any, keyword: str, reason: str) -> ir.UnknownType:
+    def degrade(self, node: Any, keyword: str | None, reason: str) -> ir.UnknownType:
+        """`node` becomes any value, with a warning at `node`'s `keyword` (or `node`)."""
         self.diagnostics.append(
             Diagnostic(
                 self.tool.source,
-                self.where(node, keyword),
+                self.where(node) if keyword is None else self.where(node, keyword),
                 f"{reason}; typed as any value",
                 "warning",
             )
@@ -207,9 +219,22 @@ class _ToolBuilder:
             return ir.AnyType()
         key = id(schema)
         if key in self.memo:
-            return self.memo[key]
+            result = self.memo[key]
+            if inline and key not in self.depths:
+                self.depths[key] = _inline_depth(result)
+            if inline and inline + self.depths[key] > INLINE_LIMIT:
+                # A node built once and reached again, deeper, through a `$ref` or a
+                # shared subschema: its containers would stack past the limit.
+                return self.degrade(
+                    schema,
+                    None,
+                    f"containers nested deeper than {INLINE_LIMIT} levels through a reference",
+                )
+            return result
         if key in self.busy:
             return self._cycle(schema, hint, self.busy[key] == self.containers)
+        if len(self.busy) >= DEPTH_LIMIT:
+            return self.degrade(schema, None, f"schema nested deeper than {DEPTH_LIMIT} levels")
         self.busy[key] = self.containers
         try:
             result = self._node(schema, hint, inline, home)
@@ -262,7 +287,7 @@ class _ToolBuilder:
         if "const" in schema:
             return self._literal(schema, [schema["const"]])
         if isinstance(schema.get("enum"), list):
-            return self._literal(schema, schema["enum"])
+            return self._bounded(schema, "enum", self._literal(schema, schema["enum"]))
         kind = schema.get("type")
         if not isinstance(kind, str):
             kind = _inferred_type(schema)
@@ -326,10 +351,10 @@ class _ToolBuilder:
     def _all_of(self, schema: dict[str, Any], hint: str, inline: int) -> ir.TypeNode:
         assert self.scope is not None
         arms: list[dict[str, Any]] = [{k: v for k, v in schema.items() if k != "allOf"}]
-        pending = list(schema["allOf"])
+        pending = deque(schema["allOf"])  # a deque: arms are taken and spliced in at the front
         seen: set[int] = set()
         while pending:
-            arm = pending.pop(0)
+            arm = pending.popleft()
             if arm is True or arm == {}:
                 continue
             if not isinstance(arm, dict):
@@ -345,7 +370,7 @@ class _ToolBuilder:
                 seen.add(id(target.node))
                 arm = {**target.node, **{k: v for k, v in arm.items() if k != "$ref"}}
             if "allOf" in arm:
-                pending[:0] = list(arm["allOf"])
+                pending.extendleft(reversed(arm["allOf"]))
                 arm = {k: v for k, v in arm.items() if k != "allOf"}
             arms.append(arm)
         try:
@@ -387,7 +412,22 @@ class _ToolBuilder:
             self.node(arm, arm_hint, inline)
             for arm, arm_hint in zip(arms_schemas, hints, strict=True)
         ]
-        return union(arms)
+        return self._bounded(schema, keyword, union(arms))
+
+    def _bounded(self, schema: dict[str, Any], keyword: str, node: ir.TypeNode) -> ir.TypeNode:
+        """`node` with a literal of more than `LITERAL_LIMIT` values widened to the types of
+        its values, with a warning."""
+        arms = node.arms if isinstance(node, ir.UnionType) else (node,)
+        literal = next((arm for arm in arms if isinstance(arm, ir.LiteralType)), None)
+        if literal is None or len(literal.values) <= LITERAL_LIMIT:
+            return node
+        self.warn(
+            schema,
+            keyword,
+            f"{len(literal.values)} literal values are more than the limit of {LITERAL_LIMIT}; "
+            "typed by the types of the values",
+        )
+        return union([_widened(literal.values) if arm is literal else arm for arm in arms])
 
     def _literal(self, schema: dict[str, Any], values: list[Any]) -> ir.TypeNode:
         scalars = [v for v in values if v is None or isinstance(v, str | int | float | bool)]
@@ -442,6 +482,7 @@ class _ToolBuilder:
         self.names[id(schema)] = name
         required = schema.get("required")
         required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
+        required_keys = frozenset(required)  # a set: `in` on the list is quadratic
         fields = []
         for key, prop in properties.items():
             field_hint = name + (camel_case(key) or "Field")
@@ -451,7 +492,7 @@ class _ToolBuilder:
                 target = self.scope.resolver.resolve(prop["$ref"]) if self.scope else None
                 if isinstance(target, Resolved) and target.node is not prop:
                     docs = merge_docs(docs, extract_docs(target.node))
-            fields.append(ir.Field(key, field_type, key in required, docs))
+            fields.append(ir.Field(key, field_type, key in required_keys, docs))
         for key in required:
             if key in properties:
                 continue
@@ -479,11 +520,15 @@ class _ToolBuilder:
             else []
         )
         if additional is False or additional == {"not": {}}:
-            return union(pattern_types) if pattern_types else None
+            if not pattern_types:
+                return None
+            return self._bounded(schema, "patternProperties", union(pattern_types))
         if additional is True or additional == {}:
             return ir.AnyType()
         value = self.node(additional, f"{hint}Value", inline + 1)
-        return union([*pattern_types, value]) if pattern_types else value
+        if not pattern_types:
+            return value
+        return self._bounded(schema, "patternProperties", union([*pattern_types, value]))
 
 
 def _type_keywords(schema: dict[str, Any]) -> bool:
@@ -500,6 +545,41 @@ def _inferred_type(schema: dict[str, Any]) -> str | None:
     if "format" in schema and len(families) > 1:
         families.discard("string")
     return families.pop() if len(families) == 1 else None
+
+
+def _inline_depth(node: ir.TypeNode) -> int:
+    """How many inline containers (arrays, tuples, maps) nest in `node`'s spelling; bounded
+    by `INLINE_LIMIT`, so the recursion is too."""
+    if isinstance(node, ir.ArrayType):
+        return 1 + _inline_depth(node.items)
+    if isinstance(node, ir.MapType):
+        return 1 + _inline_depth(node.values)
+    if isinstance(node, ir.TupleType):
+        rest = (node.rest,) if node.rest is not None else ()
+        return 1 + max((_inline_depth(item) for item in (*node.items, *rest)), default=0)
+    if isinstance(node, ir.UnionType):
+        return max(_inline_depth(arm) for arm in node.arms)
+    return 0
+
+
+def _widened(values: Sequence[ir.Scalar]) -> ir.TypeNode:
+    """The primitive types of literal values, in first-seen order (`integer` folds into
+    `number` when both occur)."""
+    kinds: dict[str, None] = {}
+    for value in values:
+        if value is None:
+            kinds["null"] = None
+        elif isinstance(value, bool):
+            kinds["boolean"] = None
+        elif isinstance(value, int):
+            kinds["integer"] = None
+        elif isinstance(value, float):
+            kinds["number"] = None
+        else:
+            kinds["string"] = None
+    if "number" in kinds:
+        kinds.pop("integer", None)
+    return union([ir.Primitive(kind) for kind in kinds])  # type: ignore[arg-type]
 
 
 def _dedupe(values: list[Any]) -> list[Any]:
@@ -521,7 +601,12 @@ def _arm_hints(hint: str, arms: list[Any]) -> list[str]:
         if isinstance(a, dict) and "$ref" not in a and isinstance(a.get("properties"), dict)
     ]
     if len(objects) >= 2:
+        # Only a key every object declares can discriminate; trying just the keys of the
+        # object with the fewest keeps this linear in the size of the arms.
+        fewest = min((a["properties"] for a in objects), key=len)
         for key in objects[0]["properties"]:
+            if key not in fewest:
+                continue
             values = [_const_of(a["properties"].get(key)) for a in objects]
             parts = [camel_case(v) if isinstance(v, str) else "" for v in values]
             if all(parts) and len(set(parts)) == len(parts):

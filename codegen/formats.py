@@ -2,8 +2,9 @@
 
 Formats: our own / MCP (`inputSchema`), an MCP `tools/list` result, OpenAI Chat Completions
 (`{"type": "function", "function": {...}}`) and Responses (`{"type": "function", "name": ...}`)
-tools, Anthropic tools (`input_schema`) and BFCL function docs (`parameters` in the BFCL
-dialect, or records with a `function` list). Containers: one tool, a list, or an object
+tools, Anthropic tools (`input_schema`), BFCL function docs (`parameters` in the BFCL
+dialect, or records with a `function` list) and ToolUniverse tool configs (`parameter`,
+`return_schema`). Containers: one tool, a list, or an object
 with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored).
 """
 
@@ -17,7 +18,7 @@ from .errors import Diagnostic, join_pointer
 from .model import ToolDefinition
 from .validate import check_envelope
 
-FORMATS = ("mcp", "openai", "anthropic", "bfcl")
+FORMATS = ("mcp", "openai", "anthropic", "bfcl", "tooluniverse")
 """Names accepted by `--format`; `auto` (the default) detects each record's format."""
 
 
@@ -49,6 +50,9 @@ _OPENAI_CHAT = _Layout(
 _OPENAI_RESPONSES = _Layout("openai", ("name",), ("description",), ("parameters",))
 _ANTHROPIC = _Layout("anthropic", ("name",), ("description",), ("input_schema",))
 _BFCL = _Layout("bfcl", ("name",), ("description",), ("parameters",), ("response",))
+_TOOLUNIVERSE = _Layout(
+    "tooluniverse", ("name",), ("description",), ("parameter",), ("return_schema",)
+)
 
 _SCHEMA_KEYS = ("inputSchema", "input_schema", "parameters")
 
@@ -71,6 +75,8 @@ def _classify(record: Any) -> _Layout | str | None:
         return "bfcl-record"
     if "parameters" in record and "name" in record:
         return _BFCL
+    if isinstance(record.get("parameter"), dict) and "name" in record:
+        return _TOOLUNIVERSE
     if isinstance(kind, str) and kind not in ("function", "custom") and "name" in record:
         return "server-tool"
     if "name" in record:

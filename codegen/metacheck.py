@@ -71,7 +71,9 @@ def meta_documents() -> dict[str, Any]:
         for path in sorted(Path(location, "schemas").rglob("*")):
             if path.is_file() and not path.name.startswith("."):
                 contents = json.loads(path.read_text(encoding="utf-8"))
-                uri = contents.get("$id", contents.get("id")) if isinstance(contents, dict) else None
+                uri = (
+                    contents.get("$id", contents.get("id")) if isinstance(contents, dict) else None
+                )
                 if isinstance(uri, str):
                     documents[uri.rstrip("#")] = contents
     return documents
@@ -110,9 +112,26 @@ def _every(checks: list[Check]) -> Check:
 
 
 def _unique(items: list[Any]) -> bool:
-    return all(
-        not _equal(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items))
-    )
+    """No two items are `_equal`: one hashable key per item, so linear, not pairwise."""
+    if all(isinstance(item, str) for item in items):
+        return len(set(items)) == len(items)
+    return len({_hashable(item) for item in items}) == len(items)
+
+
+def _hashable(value: Any) -> Any:
+    """A key equal for exactly the values `_equal` calls equal (booleans tagged apart from
+    numbers, `1` and `1.0` alike as Python already has them)."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, str):
+        return ("str", value)
+    if isinstance(value, dict):
+        return ("object", frozenset((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return ("array", tuple(_hashable(v) for v in value))
+    if value is None:
+        return ("null",)
+    return ("number", value)
 
 
 def _is_number(value: Any) -> bool:

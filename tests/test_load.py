@@ -102,6 +102,28 @@ def test_forced_bfcl_format_reads_plain_functions() -> None:
     assert tool.dialect == "bfcl"
 
 
+def test_tooluniverse_configs_with_parameter_and_return_schema() -> None:
+    record = {
+        "type": "RESTTool",
+        "name": "UniProt_get_entry",
+        "description": "Fetch one UniProt entry.",
+        "parameter": {"type": "object", "properties": {"accession": {"type": "string"}}},
+        "return_schema": {"type": "object", "properties": {"id": {"type": "string"}}},
+        "fields": {"endpoint": "https://example.org"},
+    }
+    for fmt in ("auto", "tooluniverse"):
+        result = load_value([record], fmt=fmt)
+        assert not result.diagnostics
+        [tool] = result.tools
+        assert tool.format == "tooluniverse"
+        assert tool.input_pointer == "/0/parameter"
+        assert tool.output_pointer == "/0/return_schema"
+        assert tool.output_schema == record["return_schema"]
+    rejected = load_value([{"name": "a", "inputSchema": {"type": "object"}}], fmt="tooluniverse")
+    assert not rejected.tools
+    assert "not a tool in the 'tooluniverse' format" in rejected.diagnostics[0].message
+
+
 def test_records_that_are_not_tools_are_errors() -> None:
     result = load_value({"tools": [42, {"description": "no name"}]})
     assert not result.tools

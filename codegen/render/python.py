@@ -67,25 +67,46 @@ def py_str(value: str) -> str:
     return '"' + body.replace('"', '\\"') + '"'
 
 
+class _Text(str):
+    """Finished output text on `py_literal`'s work stack (never a value to convert)."""
+
+
 def py_literal(value: Any) -> str:
-    """A JSON value in Python literal syntax (`True`, `None`, exact integers)."""
-    if value is None:
-        return "None"
-    if value is True:
-        return "True"
-    if value is False:
-        return "False"
-    if isinstance(value, str):
-        return py_str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(py_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{py_str(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
-    return repr(value)
+    """A JSON value in Python literal syntax (`True`, `None`, exact integers). Iterative:
+    a default may nest as deep as its document (`jsontext.MAX_NESTING`), far past the
+    recursion limit the renderers run under."""
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Text):
+            out.append(item)
+        elif item is None:
+            out.append("None")
+        elif item is True:
+            out.append("True")
+        elif item is False:
+            out.append("False")
+        elif isinstance(item, str):
+            out.append(py_str(item))
+        elif isinstance(item, int):
+            out.append(str(item))
+        elif isinstance(item, float):
+            out.append(repr(item))
+        elif isinstance(item, list | dict):
+            pairs = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+            stack.append(_Text("}" if isinstance(item, dict) else "]"))
+            for index in range(len(pairs) - 1, -1, -1):
+                key, child = pairs[index]
+                stack.append(child)
+                if key is not None:
+                    stack.append(_Text(f"{py_str(key)}: "))
+                if index:
+                    stack.append(_Text(", "))
+            stack.append(_Text("{" if isinstance(item, dict) else "["))
+        else:
+            out.append(repr(item))
+    return "".join(out)
 
 
 def json_to_py(text: str) -> str:

@@ -1,0 +1,80 @@
+"""Benchmark: a 5,000-tool catalog to both SDKs, time and peak memory, in a fresh process.
+
+Run by hand from the repository root:
+
+    .venv/bin/python bench/bench_scale.py [--runs N]
+
+The catalog is BFCL's function docs plus ToolUniverse's tool configs (5,004 tools) as one
+catalog. Each run is a new Python process pinned to one core (`taskset -c 0` where
+available) that loads the definitions (not timed), then validates, normalizes, builds and
+renders the Python SDK and the TypeScript declarations (timed), and reports its peak
+resident memory. Targets: under 2 s, under 300 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {bench!r})
+from catalogs import large_catalogs
+from codegen.pipeline import compile_definitions
+from codegen.render.python import render_python_sdk
+from codegen.render.typescript import render_typescript_sdk
+tools = [t for c in large_catalogs() for t in c.tools]
+start = time.perf_counter()
+compiled = compile_definitions(tools)
+assert compiled.catalog is not None, compiled.errors[:3]
+python = render_python_sdk(compiled.catalog)
+typescript = render_typescript_sdk(compiled.catalog)
+elapsed = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"tools": len(tools), "seconds": elapsed, "peak_mb": peak,
+                  "python_kb": len(python) // 1024, "typescript_kb": len(typescript) // 1024}}))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    code = CHILD.format(bench=str(ROOT / "bench"))
+    prefix = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    results = []
+    for _ in range(args.runs):
+        out = subprocess.run(
+            [*prefix, sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
+        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    seconds = statistics.median(r["seconds"] for r in results)
+    peak = max(r["peak_mb"] for r in results)
+    first = results[0]
+    print(
+        f"{first['tools']} tools -> Python SDK {first['python_kb']} KB, TypeScript "
+        f"{first['typescript_kb']} KB"
+    )
+    print(
+        f"validate+normalize+build+render both: {seconds:.2f} s median of {args.runs} "
+        f"(target < 2 s: {'met' if seconds < 2 else 'MISSED'})"
+    )
+    print(
+        f"peak resident memory (whole process, loading included): {peak:.0f} MB "
+        f"(target < 300 MB: {'met' if peak < 300 else 'MISSED'})"
+    )
+
+
+if __name__ == "__main__":
+    main()
