@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,15 @@ INLINE_LIMIT = 64
 """Deepest chain of inline containers (lists, tuples, maps) one annotation may hold; deeper
 nodes degrade, which keeps every annotation far inside Python's parser limits."""
 UNION_LIMIT = 4096
-"""Most arms one union may have; larger unions degrade."""
+"""Most arms one `anyOf` / `oneOf` may list; larger ones degrade before any arm is built."""
+ARMS_LIMIT = 250
+"""Most arms one spelled union may join once nested unions are flattened (a literal's values
+count as one arm): `pyright` stops parsing a chain of more than 256 `|` operators. Wider
+unions degrade."""
+EXPRESSION_LIMIT = 500
+"""Deepest Python syntax tree one inline type may spell (every `|` arm and every subscript
+adds a level); deeper nodes degrade. CPython's parser gives up near 3000 levels and
+`pyright`'s checker runs out of stack near 900."""
 LITERAL_LIMIT = 4096
 """Most values one literal type may list; a larger enum is typed by its values' types
 (`str`, `int`, ...), with a warning. Beyond a few thousand members a `Literal[...]` is
@@ -40,6 +48,8 @@ this only stops long acyclic `$ref` chains, which would otherwise exhaust the st
 _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverType)
 """Root types spelled inline in a signature; any other root type becomes a named alias."""
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
+_DEGRADING_SET = frozenset(_DEGRADING)
+_LEAVES = (ir.Primitive, ir.RefType, ir.UnknownType)
 _KNOWN = frozenset(
     DOC_KEYWORDS
     | set().union(*TYPE_KEYWORDS.values())
@@ -110,6 +120,70 @@ def build_catalog(tools: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagno
     return ir.Catalog(tuple(built)), diagnostics
 
 
+@dataclass(frozen=True, slots=True)
+class Prebuilt:
+    """A tool built alone, with every name claim its build made (roots first)."""
+
+    tool: ir.Tool
+    claims: tuple[tuple[str, str], ...]
+    warnings: tuple[Diagnostic, ...]
+
+
+def build_tool_alone(tool: SchemaInput) -> Prebuilt:
+    """One tool built with a name allocator of its own; `build_catalog_reusing` can drop it
+    into a catalog when the catalog's other tools leave its names free."""
+    allocator = NameAllocator()
+    args_name = allocator.claim(type_base(tool.name) + "Args")
+    output_name = allocator.claim(type_base(tool.name) + "Output") if tool.output else ""
+    diagnostics: list[Diagnostic] = []
+    built = _ToolBuilder(tool, allocator, diagnostics).build(args_name, output_name)
+    return Prebuilt(built, tuple(allocator.claims), tuple(diagnostics))
+
+
+@dataclass(frozen=True, slots=True)
+class Reusable:
+    """A catalog member for `build_catalog_reusing`: its prebuilt form, and how to get its
+    normalized schemas should it need building again."""
+
+    name: str
+    has_output: bool
+    prebuilt: Prebuilt
+    prepare: Callable[[], SchemaInput]
+
+
+def build_catalog_reusing(
+    members: Sequence[Reusable],
+) -> tuple[ir.Catalog, dict[int, list[Diagnostic]]]:
+    """What `build_catalog` gives for these tools, reusing every prebuilt tool whose name
+    claims come out the same in the catalog; the others are built again in place. Returns
+    the catalog and the warnings of each rebuilt member (by index in `members`)."""
+    order = sorted(range(len(members)), key=lambda i: members[i].name)
+    allocator = NameAllocator()
+    roots = [
+        (
+            allocator.claim(type_base(members[i].name) + "Args"),
+            allocator.claim(type_base(members[i].name) + "Output") if members[i].has_output else "",
+        )
+        for i in order
+    ]
+    built = []
+    rebuilt: dict[int, list[Diagnostic]] = {}
+    for index, (args_name, output_name) in zip(order, roots, strict=True):
+        member = members[index]
+        claims = member.prebuilt.claims
+        root_count = 2 if member.has_output else 1
+        own_roots = tuple(name for _, name in claims[:root_count])
+        wanted = (args_name, output_name) if member.has_output else (args_name,)
+        if own_roots == wanted and allocator.replay(claims[root_count:]):
+            built.append(member.prebuilt.tool)
+            continue
+        diagnostics: list[Diagnostic] = []
+        builder = _ToolBuilder(member.prepare(), allocator, diagnostics)
+        built.append(builder.build(args_name, output_name))
+        rebuilt[index] = diagnostics
+    return ir.Catalog(tuple(built)), rebuilt
+
+
 def build_type(schema: Any) -> ir.TypeNode:
     """One type for a schema with no naming context: objects become maps of any value."""
     from .normalize import normalize_schema
@@ -145,6 +219,10 @@ class _ToolBuilder:
     aliased: dict[int, str] = field(default_factory=dict)
     merged: dict[int, dict[str, Any]] = field(default_factory=dict)
     scope: _Scope | None = None
+    made: list[Any] = field(default_factory=list)
+    """Schema nodes the build made itself (union arms merged with their base). They live as
+    long as the builder: every table above is keyed by `id()`, and a node freed mid-build
+    would hand its id, and its memoized type, to the next node allocated there."""
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -240,12 +318,29 @@ class _ToolBuilder:
             result = self._node(schema, hint, inline, home)
         finally:
             del self.busy[key]
+        if isinstance(result, ir.UnionType | ir.ArrayType | ir.MapType | ir.TupleType):
+            result = self._spellable(schema, result)
         if key in self.aliased:
             name = self.aliased[key]
             self.types.append(ir.AliasType(name, result, extract_docs(schema)))
             result = ir.RefType(name)
         self.memo[key] = result
         return result
+
+    def _spellable(self, schema: dict[str, Any], node: ir.TypeNode) -> ir.TypeNode:
+        """`node`, or any value with a warning when its Python spelling would hold a union
+        wider than `ARMS_LIMIT` or nest deeper than `EXPRESSION_LIMIT`: code that the
+        parsers of Python or `pyright` would refuse is never emitted."""
+        depth, arms, widest = _spelled(node)
+        if widest > ARMS_LIMIT:
+            return self.degrade(
+                schema, None, f"a union of {widest} arms is wider than the limit of {ARMS_LIMIT}"
+            )
+        if depth + arms - 1 > EXPRESSION_LIMIT:
+            return self.degrade(
+                schema, None, f"a type expression nested deeper than {EXPRESSION_LIMIT} levels"
+            )
+        return node
 
     def _cycle(self, schema: dict[str, Any], hint: str, degenerate: bool) -> ir.TypeNode:
         """A node reached again while it is being built: objects already have a name;
@@ -269,12 +364,13 @@ class _ToolBuilder:
         return ir.RefType(self.aliased[id(schema)])
 
     def _node(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
-        self._check_keywords(schema)
-        for keyword in _DEGRADING:
-            if keyword in schema:
-                if keyword == "not" and schema["not"] == {} and not _type_keywords(schema):
-                    return ir.NeverType()
-                return self.degrade(schema, keyword, f"{keyword!r} cannot be expressed")
+        if not _KNOWN.issuperset(schema):
+            self._check_keywords(schema)
+        if not _DEGRADING_SET.isdisjoint(schema):
+            keyword = next(k for k in _DEGRADING if k in schema)
+            if keyword == "not" and schema["not"] == {} and not _type_keywords(schema):
+                return ir.NeverType()
+            return self.degrade(schema, keyword, f"{keyword!r} cannot be expressed")
         if "$ref" in schema:
             return self._ref(schema, inline)
         if "allOf" in schema:
@@ -406,6 +502,7 @@ class _ToolBuilder:
                     continue  # an arm that contradicts the base matches nothing
                 origins[id(combined)] = origins.get(id(arm), origins.get(id(schema), ""))
                 merged_arms.append(combined)
+            self.made.extend(merged_arms)
             arms_schemas = merged_arms
         hints = _arm_hints(hint, arms_schemas)
         arms = [
@@ -562,6 +659,39 @@ def _inline_depth(node: ir.TypeNode) -> int:
     return 0
 
 
+def _spelled(node: ir.TypeNode) -> tuple[int, int, int]:
+    """An upper bound on the Python spelling of `node`: (depth of its arms, arms, widest
+    union inside). The whole expression is `depth + arms - 1` levels deep, because a chain
+    of `|` nests one level per arm. Recursion follows inline containers only (bounded by
+    `INLINE_LIMIT`); union arms are a loop."""
+    if isinstance(node, ir.LiteralType):
+        return 3, 4, 4  # `Literal[...]`, and `int`, `float`, `None` arms at most
+    if isinstance(node, ir.ArrayType | ir.MapType):
+        depth, arms, widest = _spelled(
+            node.items if isinstance(node, ir.ArrayType) else node.values
+        )
+        return 2 + depth + arms - 1, 1, max(widest, arms)
+    if isinstance(node, ir.TupleType):
+        # Exact tuples are one `tuple[...]`; optional items make a union of lengths (or one
+        # list of every item type), counted here as one arm per item.
+        arms = 1 if len(node.items) == node.min_items else len(node.items) + 1
+        if arms > ARMS_LIMIT:
+            return 1, arms, arms
+        parts = [_spelled(item) for item in node.items]
+        if node.rest is not None:
+            depth, rest_arms, widest = _spelled(node.rest)
+            parts.append((3 + depth, rest_arms, widest))  # `*tuple[rest, ...]`
+        depth = 2 + max((d + a - 1 for d, a, _ in parts), default=1)
+        return depth, arms, max([arms, *(max(w, a) for _, a, w in parts)])
+    if isinstance(node, ir.UnionType):
+        if len(node.arms) > ARMS_LIMIT:
+            return 1, len(node.arms), len(node.arms)
+        parts = [_spelled(arm) for arm in node.arms]
+        arms = sum(a for _, a, _ in parts)
+        return max(d for d, _, _ in parts), arms, max(arms, *(w for _, _, w in parts))
+    return 1, 1, 1
+
+
 def _widened(values: Sequence[ir.Scalar]) -> ir.TypeNode:
     """The primitive types of literal values, in first-seen order (`integer` folds into
     `number` when both occur)."""
@@ -651,15 +781,17 @@ def union(arms: Sequence[ir.TypeNode]) -> ir.TypeNode:
             flat.append(arm)
     literals = [v for arm in flat if isinstance(arm, ir.LiteralType) for v in arm.values]
     result: list[ir.TypeNode] = []
-    seen: set[str] = set()
+    seen: set[object] = set()
+    folded = False
     for arm in flat:
         if isinstance(arm, ir.LiteralType):
-            if "literal" in seen:
-                continue
-            seen.add("literal")
-            result.append(ir.LiteralType(tuple(_dedupe(literals))))
+            if not folded:
+                folded = True
+                result.append(ir.LiteralType(tuple(_dedupe(literals))))
             continue
-        key = repr(arm)
+        # Leaves hold only strings, so they are their own key; a container may hold
+        # literals, where `1 == True == 1.0` would merge different types: its repr is exact.
+        key = arm if isinstance(arm, _LEAVES) else repr(arm)
         if key not in seen:
             seen.add(key)
             result.append(arm)

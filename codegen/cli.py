@@ -109,6 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_sources(sdk)
     sdk.add_argument("--lang", required=True, choices=sorted(SDK_TARGETS), help="target language")
+    sdk.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep per-tool results in DIR, so a later run only renders the tools that changed",
+    )
     _add_output(sdk)
     sdk.set_defaults(handler=_sdk)
 
@@ -192,9 +197,9 @@ def _add_workflow_commands(commands: Any) -> None:
         "NAME.catalog.md and NAME.catalog.json into OUTDIR, atomically, touching only "
         "files that change. Settings missing from the command line come from the "
         "[tool.codegen] table of the nearest pyproject.toml (sources, out, languages, "
-        "module, namespace, format; paths relative to that file). With --check nothing "
-        "is written: a unified diff of every file that is out of date goes to stdout "
-        "and the exit status is 1.",
+        "module, namespace, format, cache; paths relative to that file). With --check "
+        "nothing is written (a cache is read, not updated): a unified diff of every file "
+        "that is out of date goes to stdout and the exit status is 1.",
     )
     build.add_argument(
         "sources", nargs="*", metavar="SOURCE", help="tool definition file or directory"
@@ -215,6 +220,11 @@ def _add_workflow_commands(commands: Any) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="prefix each tool name with its source's name and '__'",
+    )
+    build.add_argument(
+        "--cache",
+        metavar="DIR",
+        help="keep per-tool results in DIR, so a later run only renders the tools that changed",
     )
     build.add_argument(
         "--check",
@@ -316,11 +326,13 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_INVALID if errors else EXIT_OK
 
 
-def _compile(args: argparse.Namespace) -> Any:
+def _compile(args: argparse.Namespace, cache: Any = None) -> Any:
     """The catalog of the sources, or None after printing the errors (on stderr)."""
     from .pipeline import compile_sources
 
-    compiled = compile_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
+    compiled = compile_sources(
+        args.sources, fmt=args.input_format, namespace=args.namespace, cache=cache
+    )
     _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=args.quiet)
     return compiled.catalog
 
@@ -338,11 +350,18 @@ def _emit(text: str, output: str | None) -> None:
 def _sdk(args: argparse.Namespace) -> int:
     from importlib import import_module
 
-    catalog = _compile(args)
+    cache = None
+    if args.cache:
+        from .cache import ToolCache
+
+        cache = ToolCache(args.cache)
+    catalog = _compile(args, cache)
     if catalog is None:
         return EXIT_INVALID
     module, function = SDK_TARGETS[args.lang]
-    _emit(getattr(import_module(module), function)(catalog), args.output)
+    _emit(getattr(import_module(module), function)(catalog, cache), args.output)
+    if cache is not None:
+        cache.save_or_warn()
     return EXIT_OK
 
 

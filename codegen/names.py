@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import builtins
 import keyword
+import re
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
@@ -166,6 +168,10 @@ def nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+_ASCII_PARTS = re.compile("[A-Za-z0-9]+")
+"""Runs of ASCII characters that continue an identifier, underscores excepted."""
+
+
 def _continues(char: str) -> bool:
     return ("a" + char).isidentifier()
 
@@ -175,6 +181,8 @@ def camel_case(text: str) -> str:
     """Split on runs of characters that cannot continue an identifier and on underscores,
     upper-case the head of each part, join. `read_file` -> `ReadFile`, `my-mcp.tool` ->
     `MyMcpTool`, `HTTPGet` -> `HTTPGet`. May return `""`."""
+    if text.isascii():  # the common case, without per-character Unicode checks
+        return "".join(part[0].upper() + part[1:] for part in _ASCII_PARTS.findall(text))
     parts: list[str] = []
     current: list[str] = []
     for char in nfkc(text):
@@ -250,24 +258,48 @@ def is_ts_identifier(name: str) -> bool:
 
 class NameAllocator:
     """Hands out unique names: the first claimant of a base keeps it, later ones get the
-    first free numeric suffix. A counter per base keeps this amortized O(1)."""
+    first free numeric suffix. A counter per base keeps this amortized O(1). `claims`
+    records every claim as (normalized base, name handed out), in order."""
 
     def __init__(self, reserved: frozenset[str] | None = None) -> None:
-        self._taken: set[str] = set(reserved_type_names() if reserved is None else reserved)
+        self._reserved = reserved_type_names() if reserved is None else reserved
+        self._taken: set[str] = set()
         self._next: dict[str, int] = {}
+        self.claims: list[tuple[str, str]] = []
 
     def claim(self, base: str) -> str:
         base = cap(nfkc(base))
-        if base not in self._taken:
-            self._taken.add(base)
-            return base
-        number = self._next.get(base, 2)
-        while f"{base}{number}" in self._taken:
-            number += 1
-        self._next[base] = number + 1
-        name = f"{base}{number}"
+        name = base
+        if name in self._taken or name in self._reserved:
+            number = self._next.get(base, 2)
+            while f"{base}{number}" in self:
+                number += 1
+            self._next[base] = number + 1
+            name = f"{base}{number}"
         self._taken.add(name)
+        self.claims.append((base, name))
         return name
 
+    def replay(self, claims: Sequence[tuple[str, str]]) -> bool:
+        """Make recorded claims again, all or none: True (and claimed) when every base would
+        get the name it got when recorded, False (and nothing claimed) otherwise."""
+        taken: set[str] = set()
+        counters: dict[str, int] = {}
+        for base, expected in claims:
+            name = base
+            if name in taken or name in self:
+                number = counters.get(base) or self._next.get(base, 2)
+                while f"{base}{number}" in taken or f"{base}{number}" in self:
+                    number += 1
+                counters[base] = number + 1
+                name = f"{base}{number}"
+            if name != expected:
+                return False
+            taken.add(name)
+        self._taken |= taken
+        self._next.update(counters)
+        self.claims.extend(claims)
+        return True
+
     def __contains__(self, name: str) -> bool:
-        return name in self._taken
+        return name in self._taken or name in self._reserved

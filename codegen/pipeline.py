@@ -10,15 +10,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, BinaryIO
 
 from . import ir
-from .build import SchemaInput, build_catalog
+from .build import (
+    Reusable,
+    SchemaInput,
+    build_catalog,
+    build_catalog_reusing,
+    build_tool_alone,
+)
+from .cache import Entry, ToolCache
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
+from .gcpause import paused_gc
 from .load import load_sources, load_value
 from .model import ToolDefinition
 from .normalize import Normalized, normalize_schema
-from .validate import check_schema, check_unique_names, deep_recursion, draft_of
+from .validate import check_depth, check_schema, check_unique_names, deep_recursion, draft_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +54,11 @@ def compile_sources(
     fmt: str = "auto",
     namespace: bool = False,
     stdin: BinaryIO | None = None,
+    cache: ToolCache | None = None,
 ) -> Compiled:
     """Files, directories or `-` to the IR. Raises `UsageError` only for unreadable sources."""
     loaded = load_sources(sources, fmt=fmt, namespace=namespace, stdin=stdin)
-    return compile_definitions(loaded.tools, loaded.diagnostics)
+    return compile_definitions(loaded.tools, loaded.diagnostics, cache)
 
 
 def compile_value(value: Any, source: str = "<memory>", fmt: str = "auto") -> Compiled:
@@ -58,14 +68,21 @@ def compile_value(value: Any, source: str = "<memory>", fmt: str = "auto") -> Co
 
 
 def compile_definitions(
-    definitions: Iterable[ToolDefinition], diagnostics: Iterable[Diagnostic] = ()
+    definitions: Iterable[ToolDefinition],
+    diagnostics: Iterable[Diagnostic] = (),
+    cache: ToolCache | None = None,
 ) -> Compiled:
-    """Validate, normalize and build loaded definitions."""
+    """Validate, normalize and build loaded definitions. With a `cache`, tools whose
+    definitions it has seen are not compiled again; the result is the same."""
     definitions = tuple(definitions)
+    if cache is not None:
+        cached = _compile_cached(definitions, diagnostics, cache)
+        if cached is not None:
+            return cached
     problems = list(diagnostics)
-    problems.extend(check_unique_names(definitions))
     inputs = []
-    with deep_recursion():
+    with deep_recursion(), paused_gc():
+        problems.extend(check_unique_names(definitions))
         for tool in definitions:
             schema_input, found = _prepare(tool)
             problems.extend(found)
@@ -75,6 +92,52 @@ def compile_definitions(
         catalog, warnings = build_catalog(inputs)
     problems.extend(warnings)
     return Compiled(catalog, definitions, sort_diagnostics(problems))
+
+
+def _compile_cached(
+    definitions: tuple[ToolDefinition, ...], diagnostics: Iterable[Diagnostic], cache: ToolCache
+) -> Compiled | None:
+    """Each tool from the cache or compiled and built alone, then assembled; None (compile
+    normally) when a definition is not plain JSON data and so has no key."""
+    problems = list(diagnostics)
+    entries: list[Entry] = []
+    fresh: dict[int, SchemaInput] = {}
+    with deep_recursion(), paused_gc():
+        problems.extend(check_unique_names(definitions))
+        for index, definition in enumerate(definitions):
+            key = cache.key(definition)
+            if key is None:
+                return None
+            entry = cache.get(key)
+            if entry is None:
+                schema_input, found = _prepare(definition)
+                prebuilt = None if has_errors(found) else build_tool_alone(schema_input)
+                entry = Entry.of(definition, found, prebuilt)
+                cache.put(key, entry)
+                fresh[index] = schema_input
+            entries.append(entry)
+            problems.extend(entry.located_problems(definition))
+        if has_errors(problems):
+            return Compiled(None, definitions, sort_diagnostics(problems))
+        members = []
+        for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
+            prebuilt = entry.prebuilt
+            assert prebuilt is not None  # only a definition with errors has none
+            again = partial(_prepared_again, definition, fresh.get(index))
+            members.append(
+                Reusable(definition.name, prebuilt.tool.output is not None, prebuilt, again)
+            )
+        catalog, rebuilt = build_catalog_reusing(members)
+    for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
+        if index in rebuilt:
+            problems.extend(rebuilt[index])
+        else:
+            problems.extend(entry.located_warnings(definition))
+    return Compiled(catalog, definitions, sort_diagnostics(problems))
+
+
+def _prepared_again(definition: ToolDefinition, known: SchemaInput | None) -> SchemaInput:
+    return known if known is not None else _prepare(definition)[0]
 
 
 def _prepare(tool: ToolDefinition) -> tuple[SchemaInput, list[Diagnostic]]:
@@ -107,6 +170,10 @@ def _normalized(
     JSON Schema until then."""
     draft, _ = draft_of(schema)
     if tool.dialect == "bfcl":
+        too_deep = check_depth(schema, tool.source, pointer)
+        if too_deep:  # before normalizing, whose pointer per level would be quadratic
+            problems.extend(too_deep)
+            return Normalized({}, {})
         normalized = normalize_schema(schema, draft, "bfcl")
         problems.extend(check_schema(normalized.schema, tool.source, pointer))
         return normalized

@@ -71,6 +71,9 @@ def check_envelope(
     present, value, where = fields["annotations"]
     if present and value is not None and not isinstance(value, dict):
         error(where, f"annotations must be an object, not {_kind(value)}")
+    elif present and isinstance(value, dict) and (depth := nesting_depth(value)) > MAX_NESTING:
+        # Decoded documents never nest this deep; values built in memory can.
+        error(where, f"annotations nesting depth {depth} exceeds the limit of {MAX_NESTING}")
     return problems
 
 
@@ -108,19 +111,26 @@ def check_unique_names(tools: Sequence[ToolDefinition]) -> list[Diagnostic]:
     return problems
 
 
+def check_depth(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
+    """An error for a schema nested deeper than `MAX_NESTING`, found without recursion;
+    callers check this before any other walk (a decoded document never nests this deep, a
+    value built in memory can)."""
+    depth = nesting_depth(schema)
+    if depth <= MAX_NESTING:
+        return []
+    message = f"schema nesting depth {depth} exceeds the limit of {MAX_NESTING}"
+    return [Diagnostic(source, pointer, message)]
+
+
 def check_schema(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
     """Meta-schema validation of one schema; boolean schemas are always valid. The compiled
     check in `metacheck` answers for valid schemas; `jsonschema` reports the problems of
     the others."""
     if isinstance(schema, bool):
         return []
-    depth = nesting_depth(schema)
-    if depth > MAX_NESTING:
-        return [
-            Diagnostic(
-                source, pointer, f"schema nesting depth {depth} exceeds the limit of {MAX_NESTING}"
-            )
-        ]
+    too_deep = check_depth(schema, source, pointer)
+    if too_deep:
+        return too_deep
     draft, warning = draft_of(schema)
     problems = []
     if warning:

@@ -72,11 +72,9 @@ def _spell(node: ir.TypeNode, language: str) -> str:
 
 def _types_text(tool: ir.Tool, language: str) -> str:
     """The declarations of one tool's named types, as its SDK declares them."""
-    alone = ir.Catalog((tool,))
     if language == "python":
-        return "\n\n\n".join(python.declarations(alone))
-    declarations = typescript.declarations(alone)[:-2]  # not the two tool maps
-    return render("typescript/declarations.jinja", declarations=declarations).strip("\n")
+        return "\n\n\n".join(python.tool_declarations(tool))
+    return "\n\n".join(typescript.tool_declarations(tool))
 
 
 def _literal(language: str) -> Any:

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import ir
+from ..gcpause import paused_gc
 from ..names import ANNOTATION_NAMES, is_class_field, is_method_name
 from . import pyformat as fmt
+from .chunks import ChunkMemo, tool_chunks
 from .env import render
 from .notes import notes
 from .text import description_lines, escape_hidden
@@ -256,11 +258,11 @@ def _deferred(expr: fmt.Expr, declared: set[str], forward: frozenset[str]) -> fm
     return expr
 
 
-def forward_names(catalog: ir.Catalog) -> frozenset[str]:
+def forward_names(types: Iterable[ir.NamedType]) -> frozenset[str]:
     """Names used before (or in) their own declaration: the targets of recursion."""
     declared: set[str] = set()
     forward: set[str] = set()
-    for named_type in catalog.types:
+    for named_type in types:
         declared.add(named_type.name)
         nodes: list[ir.TypeNode] = (
             [f.type for f in named_type.fields] + ([named_type.extra] if named_type.extra else [])
@@ -391,20 +393,26 @@ def _alias_lines(alias: ir.AliasType, declared: set[str], forward: frozenset[str
     return lines + fmt.assignment(f"{alias.name}: TypeAlias", value)
 
 
-def declarations(catalog: ir.Catalog) -> list[str]:
-    """Every named type, each as one block of lines, in declaration order."""
-    forward = forward_names(catalog)
-    type_names = frozenset(t.name for t in catalog.types)
+def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
+    """Each named type of one tool as one block of lines, in declaration order. A tool's
+    types refer only to each other, so its blocks are the same alone or in any catalog."""
+    forward = forward_names(tool.types)
+    type_names = frozenset(t.name for t in tool.types)
     declared: set[str] = set()
     blocks = []
-    for named_type in catalog.types:
+    for named_type in tool.types:
         if isinstance(named_type, ir.ObjectType):
             lines = _object_lines(named_type, declared, forward, type_names)
         else:
             lines = _alias_lines(named_type, declared, forward)
         declared.add(named_type.name)
         blocks.append("\n".join(lines))
-    return blocks
+    return tuple(blocks)
+
+
+def declarations(catalog: ir.Catalog) -> list[str]:
+    """Every named type, each as one block of lines, in declaration order."""
+    return [block for tool in catalog.tools for block in tool_declarations(tool)]
 
 
 # --- the Tools protocol -------------------------------------------------------------------
@@ -416,37 +424,49 @@ def _signature_types(tool: ir.Tool) -> tuple[str, str]:
     return fmt.flat(type_expr(tool.args)), returns
 
 
-def tool_members(catalog: ir.Catalog) -> list[str]:
-    """One block per tool in name order: a method, or a `tools["name"]` comment for names
-    that cannot be methods; `pass` when no statement was emitted."""
-    blocks = []
-    methods = 0
-    for tool in catalog.tools:
-        args, returns = _signature_types(tool)
-        description = description_lines(tool.description)
-        if is_method_name(tool.name):
-            methods += 1
-            lines = fmt.method(tool.name, args, returns, stub=not description)
-            if description:
-                lines += docstring(description, fmt.INDENT * 2)
-                lines.append(f"{fmt.INDENT * 2}...")
-        else:
-            call = f"tools[{py_str(tool.name)}](args: {args}) -> {returns}"
-            lines = comment_lines([call], fmt.INDENT)
-            lines += comment_lines(
-                (f"  {line}" if line else "" for line in description), fmt.INDENT
-            )
-        blocks.append("\n".join(lines))
-    if not methods:
-        blocks.append(f"{fmt.INDENT}pass")
-    return blocks
+def tool_member(tool: ir.Tool) -> str:
+    """A tool's block in the `Tools` protocol: a method, or a `tools["name"]` comment for a
+    name that cannot be a method."""
+    args, returns = _signature_types(tool)
+    description = description_lines(tool.description)
+    if is_method_name(tool.name):
+        lines = fmt.method(tool.name, args, returns, stub=not description)
+        if description:
+            lines += docstring(description, fmt.INDENT * 2)
+            lines.append(f"{fmt.INDENT * 2}...")
+    else:
+        call = f"tools[{py_str(tool.name)}](args: {args}) -> {returns}"
+        lines = comment_lines([call], fmt.INDENT)
+        lines += comment_lines((f"  {line}" if line else "" for line in description), fmt.INDENT)
+    return "\n".join(lines)
 
 
-def render_python_sdk(catalog: ir.Catalog) -> str:
-    """The Python SDK module for a catalog."""
-    return render(
-        "python/sdk.py.jinja", declarations=declarations(catalog), members=tool_members(catalog)
-    )
+@dataclass(frozen=True, slots=True)
+class PythonChunk:
+    """Everything the Python SDK holds for one tool, as finished text."""
+
+    declarations: tuple[str, ...]
+    member: str
+    is_method: bool
+
+
+def python_chunk(tool: ir.Tool) -> PythonChunk:
+    return PythonChunk(tool_declarations(tool), tool_member(tool), is_method_name(tool.name))
+
+
+def render_python_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
+    """The Python SDK module for a catalog. `memo` reuses the text of tools rendered
+    before (see `codegen.cache`)."""
+    with paused_gc():
+        chunks = tool_chunks(catalog, "python", python_chunk, memo)
+        members = [chunk.member for chunk in chunks]
+        if not any(chunk.is_method for chunk in chunks):
+            members.append(f"{fmt.INDENT}pass")  # a class body needs one statement
+        return render(
+            "python/sdk.py.jinja",
+            declarations=[block for chunk in chunks for block in chunk.declarations],
+            members=members,
+        )
 
 
 def json_schema_to_py(schema: Any) -> str:

@@ -9,14 +9,15 @@ emit a run of three backticks.
 from __future__ import annotations
 
 from .. import ir
+from .chunks import ChunkMemo
 from .env import render
 from .python import render_python_sdk
 from .typescript import render_typescript_sdk
 
 
-def render_python_section(catalog: ir.Catalog) -> str:
-    return render("prompt/python.md.jinja", sdk=render_python_sdk(catalog))
+def render_python_section(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
+    return render("prompt/python.md.jinja", sdk=render_python_sdk(catalog, memo))
 
 
-def render_typescript_section(catalog: ir.Catalog) -> str:
-    return render("prompt/typescript.md.jinja", sdk=render_typescript_sdk(catalog))
+def render_typescript_section(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
+    return render("prompt/typescript.md.jinja", sdk=render_typescript_sdk(catalog, memo))

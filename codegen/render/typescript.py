@@ -21,7 +21,9 @@ from functools import cache
 from typing import Any
 
 from .. import ir
+from ..gcpause import paused_gc
 from ..names import is_ts_identifier
+from .chunks import ChunkMemo, tool_chunks
 from .env import render
 from .notes import has_notes, notes
 from .text import description_lines
@@ -318,28 +320,66 @@ def alias_declaration(alias: ir.AliasType) -> Declaration:
     return Declaration(jsdoc(docs_lines(alias.docs)), f"type {alias.name} = {spell(alias.target)};")
 
 
-def tool_maps(catalog: ir.Catalog) -> tuple[Declaration, Declaration]:
-    """`ToolArgsMap` (with each tool's title and description) and `ToolOutputMap` (a tool
-    without an output schema returns any JSON value)."""
-    args = []
-    outputs = []
-    for tool in catalog.tools:
-        key = ts_key(tool.name)
-        args.append(Member(jsdoc(tool_doc_lines(tool)), f"{key}: {spell(tool.args)};"))
-        output = "JsonValue" if tool.output is None else spell(tool.output)
-        outputs.append(Member((), f"{key}: {output};"))
-    return _interface("ToolArgsMap", (), args), _interface("ToolOutputMap", (), outputs)
+def declaration_text(declaration: Declaration) -> str:
+    """One declaration laid out: its comment, its head, then its members two spaces in and
+    the closing brace when it is a block."""
+    lines = [*declaration.comment, declaration.head]
+    if declaration.block:
+        for member in declaration.members:
+            lines.extend(f"  {line}" for line in member.comment)
+            lines.append(f"  {member.text}")
+        lines.append("}")
+    return "\n".join(lines)
 
 
-def declarations(catalog: ir.Catalog) -> list[Declaration]:
-    """Every declaration that depends on the tool set, in output order: each tool's named
-    types in IR order (tools in code-point order), then the two maps."""
-    result = [
-        object_declaration(named) if isinstance(named, ir.ObjectType) else alias_declaration(named)
-        for named in catalog.types
-    ]
-    result.extend(tool_maps(catalog))
-    return result
+def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
+    """The declarations of one tool's named types, in IR order, laid out."""
+    return tuple(
+        declaration_text(
+            object_declaration(named)
+            if isinstance(named, ir.ObjectType)
+            else alias_declaration(named)
+        )
+        for named in tool.types
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TypeScriptChunk:
+    """Everything the declarations file holds for one tool: its types and its entries in
+    `ToolArgsMap` (with its title and description) and `ToolOutputMap`."""
+
+    declarations: tuple[str, ...]
+    args_entry: Member
+    output_entry: Member
+
+
+def typescript_chunk(tool: ir.Tool) -> TypeScriptChunk:
+    key = ts_key(tool.name)
+    output = "JsonValue" if tool.output is None else spell(tool.output)
+    return TypeScriptChunk(
+        tool_declarations(tool),
+        Member(jsdoc(tool_doc_lines(tool)), f"{key}: {spell(tool.args)};"),
+        Member((), f"{key}: {output};"),
+    )
+
+
+def tool_maps(chunks: list[TypeScriptChunk]) -> tuple[Declaration, Declaration]:
+    """`ToolArgsMap` and `ToolOutputMap` (a tool without an output schema returns any JSON
+    value)."""
+    return (
+        _interface("ToolArgsMap", (), [chunk.args_entry for chunk in chunks]),
+        _interface("ToolOutputMap", (), [chunk.output_entry for chunk in chunks]),
+    )
+
+
+def declarations(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> list[str]:
+    """Every declaration that depends on the tool set, laid out, in output order: each
+    tool's named types (tools in code-point order), then the two maps."""
+    chunks = tool_chunks(catalog, "typescript", typescript_chunk, memo)
+    blocks = [block for chunk in chunks for block in chunk.declarations]
+    blocks.extend(declaration_text(d) for d in tool_maps(chunks))
+    return blocks
 
 
 def clear_caches() -> None:
@@ -350,6 +390,8 @@ def clear_caches() -> None:
     description_lines.cache_clear()
 
 
-def render_typescript_sdk(catalog: ir.Catalog) -> str:
-    """The declarations file for a catalog; the same catalog always gives the same bytes."""
-    return render(TEMPLATE, declarations=declarations(catalog))
+def render_typescript_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
+    """The declarations file for a catalog; the same catalog always gives the same bytes.
+    `memo` reuses the text of tools rendered before (see `codegen.cache`)."""
+    with paused_gc():
+        return render(TEMPLATE, declarations=declarations(catalog, memo))

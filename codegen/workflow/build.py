@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import ir
 from ..errors import UsageError
@@ -34,6 +35,9 @@ from .config import (
 )
 from .progress import Console
 
+if TYPE_CHECKING:
+    from ..render.chunks import ChunkMemo
+
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
@@ -47,6 +51,7 @@ class BuildSettings:
     module: str = DEFAULT_MODULE
     namespace: bool = False
     input_format: str = "auto"
+    cache: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,27 +103,33 @@ def resolve_settings(args: argparse.Namespace, config: ProjectConfig | None) -> 
         input_format = config.format
     else:
         input_format = "auto"
-    return BuildSettings(sources, out, languages, module, namespace, input_format)
+    if args.cache is not None:
+        cache: Path | None = Path(args.cache)
+    else:
+        cache = config.cache if config is not None else None
+    return BuildSettings(sources, out, languages, module, namespace, input_format, cache)
 
 
-def output_plan(settings: BuildSettings) -> list[tuple[str, Callable[[ir.Catalog], str]]]:
+def output_plan(
+    settings: BuildSettings, memo: ChunkMemo | None = None
+) -> list[tuple[str, Callable[[ir.Catalog], str]]]:
     """(file name, renderer) for every output, in the order they are reported. Renderers
-    are imported here, not at module import, so `codegen --help` stays fast."""
-    from ..codemode.languages import render_sdk_section
+    are imported here, not at module import, so `codegen --help` stays fast. `memo` (a
+    `ToolCache`) lets the SDKs and prompt sections reuse unchanged tools' text."""
     from ..render.catalog import render_catalog
     from ..render.python import render_python_sdk
+    from ..render.section import render_python_section, render_typescript_section
     from ..render.typescript import render_typescript_sdk
 
     name = settings.module
     sdks = {"python": (".py", render_python_sdk), "typescript": (".d.ts", render_typescript_sdk)}
+    sections = {"python": render_python_section, "typescript": render_typescript_section}
     plan: list[tuple[str, Callable[[ir.Catalog], str]]] = []
     for language in settings.languages:
         suffix, renderer = sdks[language]
-        plan.append((name + suffix, renderer))
+        plan.append((name + suffix, partial(renderer, memo=memo)))
     for language in settings.languages:
-        plan.append(
-            (f"{name}.prompt.{language}.md", partial(render_sdk_section, language=language))
-        )
+        plan.append((f"{name}.prompt.{language}.md", partial(sections[language], memo=memo)))
     # The catalogs spell types in TypeScript unless only the Python SDK is built.
     spelling = "typescript" if "typescript" in settings.languages else "python"
     for fmt in ("md", "json"):
@@ -127,10 +138,13 @@ def output_plan(settings: BuildSettings) -> list[tuple[str, Callable[[ir.Catalog
 
 
 def render_outputs(
-    catalog: ir.Catalog, settings: BuildSettings, console: Console | None = None
+    catalog: ir.Catalog,
+    settings: BuildSettings,
+    console: Console | None = None,
+    memo: ChunkMemo | None = None,
 ) -> list[Output]:
     """The full text of every output."""
-    plan = output_plan(settings)
+    plan = output_plan(settings, memo)
     outputs = []
     for index, (name, renderer) in enumerate(plan, start=1):
         path = settings.out / name
@@ -209,6 +223,7 @@ def write(outputs: Sequence[Output], console: Console) -> int:
 def run_build(args: argparse.Namespace) -> int:
     """The `build` command: merge settings, compile once, render everything, then write
     or check."""
+    from ..cache import ToolCache
     from ..pipeline import compile_sources
 
     console = Console(quiet=args.quiet, verbose=args.verbose)
@@ -218,8 +233,9 @@ def run_build(args: argparse.Namespace) -> int:
     settings = resolve_settings(args, config)
     started = time.monotonic()
     console.progress.update(f"compiling {', '.join(settings.sources)}", force=True)
+    cache = ToolCache(settings.cache) if settings.cache is not None else None
     compiled = compile_sources(
-        settings.sources, fmt=settings.input_format, namespace=settings.namespace
+        settings.sources, fmt=settings.input_format, namespace=settings.namespace, cache=cache
     )
     console.diagnostics(compiled.diagnostics)
     if compiled.catalog is None:
@@ -232,6 +248,11 @@ def run_build(args: argparse.Namespace) -> int:
     console.detail(
         f"compiled {tools} tool{'s' * (tools != 1)} in {time.monotonic() - started:.2f} s"
     )
-    outputs = render_outputs(compiled.catalog, settings, console)
+    outputs = render_outputs(compiled.catalog, settings, console, cache)
     console.progress.clear()
-    return check(outputs, console) if args.check else write(outputs, console)
+    if args.check:
+        return check(outputs, console)
+    status = write(outputs, console)
+    if cache is not None:
+        cache.save_or_warn()
+    return status

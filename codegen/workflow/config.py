@@ -27,7 +27,7 @@ LANGUAGES = ("python", "typescript")
 
 DEFAULT_MODULE = "tools"
 
-_KEYS = ("sources", "out", "languages", "module", "namespace", "format")
+_KEYS = ("sources", "out", "languages", "module", "namespace", "format", "cache")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,7 @@ class ProjectConfig:
     module: str | None = None
     namespace: bool | None = None
     format: str | None = None
+    cache: Path | None = None
 
 
 def find_config(start: Path | None = None) -> ProjectConfig | None:
@@ -88,6 +89,7 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     module = table.get("module")
     namespace = table.get("namespace")
     fmt = table.get("format")
+    cache = table.get("cache")
     return ProjectConfig(
         path=path,
         sources=(
@@ -104,6 +106,7 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
         module=None if module is None else check_module(_string(module, "module", path), path),
         namespace=None if namespace is None else _boolean(namespace, "namespace", path),
         format=None if fmt is None else check_format(_string(fmt, "format", path), path),
+        cache=None if cache is None else base / _string(cache, "cache", path),
     )
 
 

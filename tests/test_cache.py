@@ -1,0 +1,297 @@
+"""The per-tool cache: a cached compile and render give exactly the uncached bytes and
+diagnostics, reuse what did not change, survive a round trip through disk, and never let a
+stale, torn or foreign file change the output."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import pickle
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen import cache as cache_module
+from codegen.cache import FILE_NAME, ToolCache
+from codegen.cli import main
+from codegen.load import load_sources, load_value
+from codegen.model import ToolDefinition
+from codegen.pipeline import Compiled, compile_definitions
+from codegen.render.python import render_python_sdk
+from codegen.render.section import render_python_section, render_typescript_section
+from codegen.render.typescript import render_typescript_sdk
+from conftest import CORPUS_FILES, GOLDEN_CASES, SCHEMAS
+
+
+def rendered(compiled: Compiled, memo: ToolCache | None = None) -> tuple[str, ...]:
+    assert compiled.catalog is not None, compiled.errors
+    return (
+        render_python_sdk(compiled.catalog, memo),
+        render_typescript_sdk(compiled.catalog, memo),
+        render_python_section(compiled.catalog, memo),
+        render_typescript_section(compiled.catalog, memo),
+    )
+
+
+def definitions_of(value: Any) -> tuple[ToolDefinition, ...]:
+    loaded = load_value(value, "tools.json")
+    assert not loaded.diagnostics
+    return loaded.tools
+
+
+def obj(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES,
+    ids=lambda p: p.stem,
+)
+def test_cached_equals_uncached_on_every_golden_case_and_corpus_file(path: Path) -> None:
+    loaded = load_sources([str(path)])
+    plain = compile_definitions(loaded.tools, loaded.diagnostics)
+    memo = ToolCache()
+    first = compile_definitions(loaded.tools, loaded.diagnostics, memo)
+    again = compile_definitions(loaded.tools, loaded.diagnostics, memo)
+    assert first.diagnostics == plain.diagnostics == again.diagnostics
+    if plain.catalog is None:
+        assert first.catalog is None and again.catalog is None
+        return
+    expected = rendered(plain)
+    assert rendered(first, memo) == expected
+    assert rendered(again, memo) == expected
+    assert memo.hits == len(loaded.tools)
+
+
+COLLIDING = [
+    {"name": "read_file", "inputSchema": obj(options=obj(deep=obj(x={"type": "string"})))},
+    {"name": "read-file", "inputSchema": obj(options=obj(flag={"type": "boolean"}))},
+    {"name": "get", "inputSchema": obj(user_args=obj(id={"type": "integer"}))},
+    {"name": "get_args_user", "inputSchema": obj(id={"type": "string"})},
+    {"name": "alone", "inputSchema": obj(value=obj(n={"type": "number"}))},
+]
+"""Tools whose type names collide when each is built alone: `read_file` and `read-file`
+share every name, and `get`'s nested `GetArgsUserArgs` is `get_args_user`'s root."""
+
+
+def test_colliding_names_are_numbered_as_the_uncached_build_numbers_them() -> None:
+    definitions = definitions_of(COLLIDING)
+    plain = compile_definitions(definitions)
+    expected = rendered(plain)
+    assert "ReadFileArgs2" in expected[0] and "GetArgsUserArgs2" in expected[0]
+    memo = ToolCache()
+    for _ in range(3):  # cold, then warm twice
+        compiled = compile_definitions(definitions, cache=memo)
+        assert compiled.diagnostics == plain.diagnostics
+        assert rendered(compiled, memo) == expected
+
+
+def test_only_tools_whose_names_were_taken_are_built_again() -> None:
+    definitions = definitions_of(COLLIDING)
+    memo = ToolCache()
+    first = compile_definitions(definitions, cache=memo)
+    second = compile_definitions(definitions, cache=memo)
+    assert first.catalog is not None and second.catalog is not None
+    reused = {
+        one.name
+        for one, two in zip(first.catalog.tools, second.catalog.tools, strict=True)
+        if one is two
+    }
+    # All roots are named first: `get_args_user` takes `GetArgsUserArgs` before `get`'s
+    # nested type asks for it, and `read-file` takes `ReadFileArgs` before `read_file`.
+    assert reused == {"alone", "get_args_user", "read-file"}
+
+
+def test_a_changed_tool_is_the_only_one_compiled_again() -> None:
+    tools = [
+        {"name": f"tool_{i}", "description": f"Tool {i}.", "inputSchema": obj(q={"type": "string"})}
+        for i in range(20)
+    ]
+    memo = ToolCache()
+    compile_definitions(definitions_of(tools), cache=memo)
+    assert memo.misses == 20
+    tools[7] = {**tools[7], "description": "Changed."}
+    changed = definitions_of(tools)
+    compiled = compile_definitions(changed, cache=memo)
+    assert memo.misses == 21 and memo.hits == 19
+    assert rendered(compiled, memo) == rendered(compile_definitions(changed))
+    assert "Changed." in rendered(compiled, memo)[0]
+
+
+def test_property_order_is_part_of_the_key() -> None:
+    forward = {"name": "t", "inputSchema": obj(a={"type": "string"}, b={"type": "integer"})}
+    backward = {"name": "t", "inputSchema": obj(b={"type": "integer"}, a={"type": "string"})}
+    memo = ToolCache()
+    first = rendered(compile_definitions(definitions_of(forward), cache=memo), memo)[0]
+    second = rendered(compile_definitions(definitions_of(backward), cache=memo), memo)[0]
+    assert first.index("    a: ") < first.index("    b: ")
+    assert second.index("    b: ") < second.index("    a: ")
+
+
+def test_a_moved_tool_still_hits_and_its_diagnostics_follow_it() -> None:
+    warned = {"name": "w", "inputSchema": obj(x={"type": "string", "frobnicate": 1})}
+    other = {"name": "o", "inputSchema": obj()}
+    memo = ToolCache()
+    before = compile_definitions(definitions_of({"tools": [warned, other]}), cache=memo)
+    after = compile_definitions(definitions_of({"tools": [other, warned]}), cache=memo)
+    assert memo.hits == 2
+    [was] = before.warnings
+    [now] = after.warnings
+    assert was.pointer == "/tools/0/inputSchema/properties/x/frobnicate"
+    assert now.pointer == "/tools/1/inputSchema/properties/x/frobnicate"
+    assert now.source == "tools.json"
+
+
+def test_errors_are_cached_with_their_diagnostics() -> None:
+    broken = {"name": "b", "inputSchema": {"type": "object", "properties": {"x": {"type": 5}}}}
+    memo = ToolCache()
+    first = compile_definitions(definitions_of(broken), cache=memo)
+    second = compile_definitions(definitions_of(broken), cache=memo)
+    plain = compile_definitions(definitions_of(broken))
+    assert first.catalog is None and second.catalog is None
+    assert first.diagnostics == second.diagnostics == plain.diagnostics
+    assert memo.hits == 1
+
+
+def test_definitions_that_are_not_json_data_have_no_key() -> None:
+    odd = ToolDefinition("t", None, {"type": "object", "examples": [{1, 2}]})
+    assert ToolCache().key(odd) is None
+
+
+# --- on disk --------------------------------------------------------------------------------
+
+
+def test_disk_round_trip_gives_the_same_bytes(tmp_path: Path) -> None:
+    loaded = load_sources([str(SCHEMAS)])
+    expected = rendered(compile_definitions(loaded.tools, loaded.diagnostics))
+    writer = ToolCache(tmp_path)
+    rendered(compile_definitions(loaded.tools, loaded.diagnostics, writer), writer)
+    assert writer.save() is True
+    assert writer.save() is False  # nothing new since
+    assert [p.name for p in tmp_path.iterdir()] == [FILE_NAME]
+    reader = ToolCache(tmp_path)
+    compiled = compile_definitions(loaded.tools, loaded.diagnostics, reader)
+    assert reader.hits == len(loaded.tools) and reader.misses == 0
+    assert rendered(compiled, reader) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not a pickle", pickle.dumps(("another build", {})), pickle.dumps([1, 2, 3])],
+    ids=["empty", "garbage", "other-fingerprint", "wrong-shape"],
+)
+def test_a_bad_cache_file_is_a_cold_cache(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / FILE_NAME).write_bytes(content)
+    definitions = definitions_of(COLLIDING)
+    memo = ToolCache(tmp_path)
+    compiled = compile_definitions(definitions, cache=memo)
+    assert memo.hits == 0
+    assert rendered(compiled, memo) == rendered(compile_definitions(definitions))
+
+
+def test_a_changed_generator_never_serves_old_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    definitions = definitions_of(COLLIDING)
+    writer = ToolCache(tmp_path)
+    compile_definitions(definitions, cache=writer)
+    writer.save()
+    monkeypatch.setattr(cache_module, "code_fingerprint", lambda: "a newer build")
+    reader = ToolCache(tmp_path)
+    compile_definitions(definitions, cache=reader)
+    assert reader.hits == 0
+
+
+def test_capacity_keeps_the_most_recently_used(tmp_path: Path) -> None:
+    memo = ToolCache(tmp_path, capacity=2)
+    for index in range(4):
+        compile_definitions(definitions_of({"name": f"t{index}", "inputSchema": obj()}), cache=memo)
+    memo.save()
+    assert len(ToolCache(tmp_path)) == 2
+
+
+def test_cli_sdk_with_a_cache(tmp_path: Path) -> None:
+    def run(*extra: str) -> str:
+        out = io.StringIO()
+        with redirect_stdout(out), redirect_stderr(io.StringIO()):
+            assert (
+                main(
+                    ["sdk", str(SCHEMAS), "--lang", "typescript", "-o", str(tmp_path / "x"), *extra]
+                )
+                == 0
+            )
+        return (tmp_path / "x").read_text(encoding="utf-8")
+
+    plain = run()
+    assert run("--cache", str(tmp_path / "cache")) == plain
+    assert (tmp_path / "cache" / FILE_NAME).is_file()
+    assert run("--cache", str(tmp_path / "cache")) == plain
+
+
+def test_an_unwritable_cache_is_a_warning_not_a_failure(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("in the way")
+    errors = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(errors):
+        status = main(
+            [
+                "sdk",
+                str(SCHEMAS),
+                "--lang",
+                "python",
+                "-o",
+                str(tmp_path / "out.py"),
+                "--cache",
+                str(blocker / "sub"),
+            ]
+        )
+    assert status == 0
+    assert "warning: cache not written" in errors.getvalue()
+    assert "Traceback" not in errors.getvalue()
+
+
+def test_build_reads_the_cache_key_and_check_leaves_the_cache_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "defs.json").write_text(json.dumps(COLLIDING), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.codegen]\nsources = ["defs.json"]\nout = "gen"\ncache = ".codegen-cache"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert main(["build", "--quiet", "--check"]) == 1
+        assert not (tmp_path / ".codegen-cache").exists()
+        assert main(["build", "--quiet"]) == 0
+        assert (tmp_path / ".codegen-cache" / FILE_NAME).is_file()
+        assert main(["build", "--quiet", "--check"]) == 0
+    uncached = tmp_path / "plain"
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        assert (
+            main(
+                [
+                    "build",
+                    "--quiet",
+                    "defs.json",
+                    "-o",
+                    str(uncached),
+                    "--cache",
+                    str(tmp_path / "c2"),
+                ]
+            )
+            == 0
+        )
+    for path in (tmp_path / "gen").iterdir():
+        assert path.read_bytes() == (uncached / path.name).read_bytes()
+
+
+def test_in_memory_definitions_keep_their_identity_free_keys() -> None:
+    one = definitions_of({"name": "t", "inputSchema": obj()})[0]
+    two = dataclasses.replace(one, pointer="/elsewhere", input_pointer="/elsewhere/inputSchema")
+    memo = ToolCache()
+    assert memo.key(one) == memo.key(two)
+    assert memo.key(one) != memo.key(dataclasses.replace(one, source="other.json"))
