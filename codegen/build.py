@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import ir
@@ -50,6 +50,8 @@ _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverT
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
 _DEGRADING_SET = frozenset(_DEGRADING)
 _LEAVES = (ir.Primitive, ir.RefType, ir.UnknownType)
+_NUMBER = ir.Primitive("number")
+_INTEGER = ir.Primitive("integer")
 _KNOWN = frozenset(
     DOC_KEYWORDS
     | set().union(*TYPE_KEYWORDS.values())
@@ -379,6 +381,9 @@ class _ToolBuilder:
             return self.degrade(schema, "oneOf", "anyOf and oneOf on one node cannot be expressed")
         for keyword in ("anyOf", "oneOf"):
             if keyword in schema:
+                alternatives = _required_alternatives(schema, keyword)
+                if alternatives is not None:
+                    return self._required_choice(schema, keyword, alternatives, hint, inline, home)
                 return self._union(schema, keyword, hint, inline)
         if "const" in schema:
             return self._literal(schema, [schema["const"]])
@@ -488,6 +493,11 @@ class _ToolBuilder:
                 keyword,
                 f"a union of {len(arms_schemas)} arms is larger than the limit of {UNION_LIMIT}",
             )
+        kinds = sum(1 for arm in arms_schemas if not _literal_arm(arm))
+        if kinds > ARMS_LIMIT:  # before building, so no named arm type is left unused
+            return self.degrade(
+                schema, keyword, f"a union of {kinds} arms is wider than the limit of {ARMS_LIMIT}"
+            )
         base = {k: v for k, v in schema.items() if k != keyword and k not in DOC_KEYWORDS}
         if base:
             origins = self.scope.normalized.origins
@@ -510,6 +520,37 @@ class _ToolBuilder:
             for arm, arm_hint in zip(arms_schemas, hints, strict=True)
         ]
         return self._bounded(schema, keyword, union(arms))
+
+    def _required_choice(
+        self,
+        schema: dict[str, Any],
+        keyword: str,
+        alternatives: list[list[str]],
+        hint: str,
+        inline: int,
+        home: bool,
+    ) -> ir.TypeNode:
+        """An object whose `anyOf`/`oneOf` arms only list required keys (`"oneOf":
+        [{"required": ["id"]}, {"required": ["name"]}]`): one type with those keys optional
+        and a note saying which must be present, instead of one near-copy of the object
+        per arm."""
+        assert self.scope is not None
+        stripped = {k: v for k, v in schema.items() if k != keyword}
+        self.made.append(stripped)
+        self.scope.normalized.origins[id(stripped)] = self.scope.normalized.origin(schema)
+        if id(schema) in self.names:
+            self.names[id(stripped)] = self.names[id(schema)]
+        result = self.node(stripped, hint, inline, home)
+        if not isinstance(result, ir.RefType):
+            return result
+        for index in range(len(self.types) - 1, -1, -1):
+            named = self.types[index]
+            if isinstance(named, ir.ObjectType) and named.name == result.name:
+                note = _choice_note(keyword, alternatives)
+                docs = replace(named.docs, notes=(*named.docs.notes, note))
+                self.types[index] = replace(named, docs=docs)
+                break
+        return result
 
     def _bounded(self, schema: dict[str, Any], keyword: str, node: ir.TypeNode) -> ir.TypeNode:
         """`node` with a literal of more than `LITERAL_LIMIT` values widened to the types of
@@ -626,6 +667,34 @@ class _ToolBuilder:
         if not pattern_types:
             return value
         return self._bounded(schema, "patternProperties", union([*pattern_types, value]))
+
+
+def _required_alternatives(schema: dict[str, Any], keyword: str) -> list[list[str]] | None:
+    """The key sets of a union whose arms say nothing but `required` (each naming at least
+    one key), on a node that declares properties; None for any other union."""
+    arms = schema.get(keyword)
+    properties = schema.get("properties")
+    if not isinstance(arms, list) or not arms or not isinstance(properties, dict) or not properties:
+        return None
+    alternatives = []
+    for arm in arms:
+        if not isinstance(arm, dict) or arm.keys() != {"required"}:
+            return None
+        keys = arm["required"]
+        if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+            return None
+        alternatives.append(list(dict.fromkeys(keys)))
+    return alternatives
+
+
+def _choice_note(keyword: str, alternatives: list[list[str]]) -> str:
+    """`exactly one of "a", "b" is required` (`oneOf`) or `at least one of ...` (`anyOf`)."""
+    quantity = "exactly one" if keyword == "oneOf" else "at least one"
+    if all(len(keys) == 1 for keys in alternatives):
+        listed = ", ".join(json_text(keys[0]) for keys in alternatives)
+        return f"{quantity} of {listed} is required"
+    listed = "; ".join(" and ".join(json_text(k) for k in keys) for keys in alternatives)
+    return f"{quantity} of these key sets is required: {listed}"
 
 
 def _type_keywords(schema: dict[str, Any]) -> bool:
@@ -757,6 +826,11 @@ def _arm_hints(hint: str, arms: list[Any]) -> list[str]:
     return [f"{hint}{i + 1}" for i in range(len(arms))]
 
 
+def _literal_arm(schema: Any) -> bool:
+    """Whether a union arm is a `const` or `enum`, which fold into one literal arm."""
+    return isinstance(schema, dict) and ("const" in schema or isinstance(schema.get("enum"), list))
+
+
 def _const_of(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return None
@@ -795,6 +869,8 @@ def union(arms: Sequence[ir.TypeNode]) -> ir.TypeNode:
         if key not in seen:
             seen.add(key)
             result.append(arm)
+    if _NUMBER in seen and _INTEGER in seen:
+        result.remove(_INTEGER)  # every integer is a number: `int | float` says no more
     if not result:
         return ir.NeverType()
     return result[0] if len(result) == 1 else ir.UnionType(tuple(result))

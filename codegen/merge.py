@@ -25,14 +25,24 @@ class MergeConflict(Exception):
 
 
 def merge_schemas(schemas: list[dict[str, Any]]) -> dict[str, Any]:
-    """Fold dict schemas (the first one's documentation wins) into one new dict."""
+    """Fold dict schemas (the first one's documentation wins) into one new dict. Values in
+    the result are its own copies, so `_combine` extends them in place: the cost stays
+    linear in the size of all arms, however many there are."""
     result: dict[str, Any] = {}
+    required: set[Any] = set()
     for schema in schemas:
         for key, value in schema.items():
             if key not in result:
                 result[key] = _copy(value)
+                if key == "required" and isinstance(value, list):
+                    required = set(value)  # names: validation has made them strings
             elif key in DOC_KEYWORDS or result[key] == value:
                 continue
+            elif key == "required" and isinstance(value, list) and isinstance(result[key], list):
+                for name in value:
+                    if name not in required:
+                        required.add(name)
+                        result[key].append(name)
             else:
                 result[key] = _combine(key, result[key], value)
     return result
@@ -48,16 +58,13 @@ def _copy(value: Any) -> Any:
 
 def _combine(key: str, first: Any, second: Any) -> Any:
     if key == "properties" and isinstance(first, dict) and isinstance(second, dict):
-        merged = dict(first)
-        for name, schema in second.items():
-            merged[name] = (
-                {"allOf": [merged[name], schema]}
-                if name in merged and merged[name] != schema
+        for name, schema in second.items():  # `first` is the result's own copy
+            first[name] = (
+                {"allOf": [first[name], schema]}
+                if name in first and first[name] != schema
                 else schema
             )
-        return merged
-    if key == "required" and isinstance(first, list) and isinstance(second, list):
-        return list(dict.fromkeys([*first, *second]))
+        return first
     if key == "type":
         if {first, second} == {"number", "integer"}:
             return "integer"
@@ -75,9 +82,13 @@ def _combine(key: str, first: Any, second: Any) -> Any:
     if key in _UPPER_BOUNDS and _numbers(first, second):
         return min(first, second)
     if key == "enum" and isinstance(first, list) and isinstance(second, list):
-        return [v for v in first if v in second]
+        # Scalars through a set (same equality as `in`); containers, rare in enums, by scan.
+        scalars = {v for v in second if not isinstance(v, dict | list)}
+        containers = [v for v in second if isinstance(v, dict | list)]
+        return [v for v in first if v in (containers if isinstance(v, dict | list) else scalars)]
     if key == "allOf" and isinstance(first, list) and isinstance(second, list):
-        return [*first, *second]
+        first.extend(second)  # the result's own copy
+        return first
     if key in ("items", "propertyNames", "contains") and isinstance(first, dict | bool):
         return {"allOf": [first, second]}
     if key == "uniqueItems":

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import ir
 from .build import (
@@ -21,13 +21,15 @@ from .build import (
     build_catalog_reusing,
     build_tool_alone,
 )
-from .cache import Entry, ToolCache
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
 from .gcpause import paused_gc
 from .load import load_sources, load_value
 from .model import ToolDefinition
 from .normalize import Normalized, normalize_schema
 from .validate import check_depth, check_schema, check_unique_names, deep_recursion, draft_of
+
+if TYPE_CHECKING:
+    from .cache import Entry, ToolCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,7 @@ def _compile_cached(
 ) -> Compiled | None:
     """Each tool from the cache or compiled and built alone, then assembled; None (compile
     normally) when a definition is not plain JSON data and so has no key."""
+    from .cache import Entry
     problems = list(diagnostics)
     entries: list[Entry] = []
     fresh: dict[int, SchemaInput] = {}

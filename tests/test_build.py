@@ -247,3 +247,47 @@ def test_deep_inline_arrays_degrade_instead_of_nesting_without_end() -> None:
     assert any("nested deeper" in d.message for d in compiled.warnings)
     text = ir.describe(compiled.catalog)
     assert text.count("array<") == 64
+
+
+def test_integer_folds_into_number_in_a_union() -> None:
+    assert build_type({"type": ["integer", "number"]}) == ir.Primitive("number")
+    assert build_type({"type": ["integer", "null", "number"]}) == ir.UnionType(
+        (ir.Primitive("null"), ir.Primitive("number"))
+    )
+    assert build_type({"anyOf": [{"type": "integer"}, {"type": "string"}]}) == ir.UnionType(
+        (ir.Primitive("integer"), ir.Primitive("string"))
+    )
+
+
+def test_required_only_arms_fold_into_one_object_with_a_note() -> None:
+    base = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+    one = compile_value(
+        {"name": "t", "inputSchema": {**base, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}
+    )
+    assert one.catalog is not None
+    [args] = one.catalog.types
+    assert isinstance(args, ir.ObjectType) and args.name == "TArgs"
+    assert [f.required for f in args.fields] == [False, False]
+    assert args.docs.notes == ('exactly one of "a", "b" is required',)
+    some = compile_value(
+        {
+            "name": "t",
+            "inputSchema": {**base, "anyOf": [{"required": ["a", "b"]}, {"required": ["b"]}]},
+        }
+    )
+    assert some.catalog is not None
+    assert some.catalog.types[0].docs.notes == (
+        'at least one of these key sets is required: "a" and "b"; "b"',
+    )
+    # An arm that says more than `required` keeps the union of variants.
+    mixed = compile_value(
+        {
+            "name": "t",
+            "inputSchema": {
+                **base,
+                "oneOf": [{"required": ["a"]}, {"required": ["b"], "maxProperties": 1}],
+            },
+        }
+    )
+    assert mixed.catalog is not None
+    assert [t.name for t in mixed.catalog.types] == ["TArgs1", "TArgs2", "TArgs"]

@@ -76,8 +76,9 @@ def test_json_catalog_has_every_field() -> None:
 def test_annotations_and_union_arguments_are_listed() -> None:
     data = json.loads(render_catalog(catalog("mcp_tools_list"), "json"))
     assert data["tools"][0]["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
-    variants = json.loads(render_catalog(catalog("oneof_variants"), "json"))["tools"][0]
-    assert [g["type_name"] for g in variants["parameters"]] == ["LookupArgs1", "LookupArgs2"]
+    tools = json.loads(render_catalog(catalog("oneof_variants"), "json"))["tools"]
+    variants = next(tool for tool in tools if tool["name"] == "select")
+    assert [g["type_name"] for g in variants["parameters"]] == ["SelectArgs1", "SelectArgs2"]
 
 
 @pytest.mark.parametrize("fmt", ["md", "json", "html"])

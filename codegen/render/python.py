@@ -306,14 +306,20 @@ def _field_view(item: ir.Field, declared: set[str], forward: frozenset[str]) -> 
     expr = _deferred(expr, declared, forward)
     if not item.required:
         expr = fmt.Sub("NotRequired", (expr,))
-    lines = list(description_lines(item.docs.description))
+    return _FieldView(item.key, expr, docs_lines(item.docs, extra_notes))
+
+
+def docs_lines(docs: ir.Docs, extra_notes: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A node's description lines, then one line with its notes (default, constraints,
+    format, ...) joined by `; `."""
+    lines = list(description_lines(docs.description))
     found = [
-        f"default: {n.text}" if n.kind == "default" else n.text
-        for n in notes(item.docs, json_to_py)
-    ] + list(extra_notes)
+        f"default: {n.text}" if n.kind == "default" else n.text for n in notes(docs, json_to_py)
+    ]
+    found.extend(extra_notes)
     if found:
         lines.append("; ".join(found))
-    return _FieldView(item.key, expr, tuple(lines))
+    return tuple(lines)
 
 
 def _open_comment(extra: ir.TypeNode | None) -> list[str]:
@@ -342,7 +348,7 @@ def _object_lines(
     type_names: frozenset[str],
 ) -> list[str]:
     views = [_field_view(item, declared, forward) for item in named_type.fields]
-    description = description_lines(named_type.docs.description)
+    description = docs_lines(named_type.docs)
     if _class_syntax_fits(views, type_names):
         lines = fmt.class_header(named_type.name, "TypedDict")
         if description:
@@ -389,7 +395,7 @@ def _alias_lines(alias: ir.AliasType, declared: set[str], forward: frozenset[str
     """`Name: TypeAlias = ...`; the value is quoted only when it names a type declared
     later (itself included), which only recursion does."""
     value = _deferred(type_expr(alias.target), declared, forward)
-    lines = comment_lines(description_lines(alias.docs.description), "")
+    lines = comment_lines(docs_lines(alias.docs), "")
     return lines + fmt.assignment(f"{alias.name}: TypeAlias", value)
 
 

@@ -60,7 +60,7 @@ def description_lines(text: str | None) -> tuple[str, ...]:
     field descriptions recur across a server's tools."""
     if not text:
         return ()
-    if text.isascii() and text.isprintable():  # one line, nothing hidden: only trim
+    if text.isascii() and text.isprintable() and "```" not in text:  # one plain line
         stripped = text.strip()
         return (stripped,) if stripped else ()
     return _lines(text)

@@ -69,7 +69,9 @@ def ts_string(text: str) -> str:
     quoted = json.dumps(text, ensure_ascii=False)
     if "```" in quoted:  # never three backticks in a row: the SDK may sit in a Markdown fence
         quoted = quoted.replace("`", "\\u0060")
-    return quoted if quoted.isascii() else _UNSAFE_IN_STRING.sub(_unicode_escape, quoted)
+    if quoted.isascii() and "\x7f" not in quoted:  # DEL is ASCII but not printable
+        return quoted
+    return _UNSAFE_IN_STRING.sub(_unicode_escape, quoted)
 
 
 @cache

@@ -25,24 +25,46 @@ class ToolCallError(Exception):
         self.tool_name = tool_name
 
 
-class LookupArgs1(TypedDict):
-    id: str
+class LocateArgs(TypedDict):
+    """at least one of these key sets is required: "lat" and "lon"; "address\" """
+
+    lat: NotRequired[float]
+    lon: NotRequired[float]
+    address: NotRequired[str]
+    # Other keys are allowed.
+
+
+class LookupArgs(TypedDict):
+    """exactly one of "id", "email" is required"""
+
+    id: NotRequired[str]
     email: NotRequired[str]
     verbose: NotRequired[bool]
 
 
-class LookupArgs2(TypedDict):
-    id: NotRequired[str]
-    email: str
-    verbose: NotRequired[bool]
+class SelectArgs1(TypedDict):
+    query: str
 
 
-LookupArgs: TypeAlias = LookupArgs1 | LookupArgs2
+class SelectArgs2(TypedDict):
+    tag: str
+    limit: NotRequired[int]
+
+
+SelectArgs: TypeAlias = SelectArgs1 | SelectArgs2
 
 
 class Tools(Protocol):
+    async def locate(self, args: LocateArgs) -> Any:
+        """anyOf arms that each require a set of keys."""
+        ...
+
     async def lookup(self, args: LookupArgs) -> Any:
-        """Shared properties with oneOf arms that only change what is required."""
+        """Shared properties with oneOf arms that only change what is required: one type, the keys optional, a note naming which one must be present."""
+        ...
+
+    async def select(self, args: SelectArgs) -> Any:
+        """oneOf arms that differ in their properties stay a union of named variants."""
         ...
 
 

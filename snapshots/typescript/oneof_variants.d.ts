@@ -3,27 +3,45 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface LookupArgs1 {
-  id: string;
+/** at least one of these key sets is required: "lat" and "lon"; "address" */
+interface LocateArgs {
+  lat?: number;
+  lon?: number;
+  address?: string;
+  [key: string]: JsonValue | undefined;
+}
+
+/** exactly one of "id", "email" is required */
+interface LookupArgs {
+  id?: string;
   email?: string;
   verbose?: boolean;
 }
 
-interface LookupArgs2 {
-  id?: string;
-  email: string;
-  verbose?: boolean;
+interface SelectArgs1 {
+  query: string;
 }
 
-type LookupArgs = LookupArgs1 | LookupArgs2;
+interface SelectArgs2 {
+  tag: string;
+  limit?: number;
+}
+
+type SelectArgs = SelectArgs1 | SelectArgs2;
 
 interface ToolArgsMap {
-  /** Shared properties with oneOf arms that only change what is required. */
+  /** anyOf arms that each require a set of keys. */
+  locate: LocateArgs;
+  /** Shared properties with oneOf arms that only change what is required: one type, the keys optional, a note naming which one must be present. */
   lookup: LookupArgs;
+  /** oneOf arms that differ in their properties stay a union of named variants. */
+  select: SelectArgs;
 }
 
 interface ToolOutputMap {
+  locate: JsonValue;
   lookup: JsonValue;
+  select: JsonValue;
 }
 
 type ToolName = keyof ToolArgsMap;
