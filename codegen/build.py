@@ -50,8 +50,14 @@ _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverT
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
 _DEGRADING_SET = frozenset(_DEGRADING)
 _LEAVES = (ir.Primitive, ir.RefType, ir.UnknownType)
-_NUMBER = ir.Primitive("number")
-_INTEGER = ir.Primitive("integer")
+_PRIMITIVES: dict[str, ir.TypeNode] = {
+    kind: ir.Primitive(kind)
+    for kind in ("string", "number", "integer", "boolean", "null")
+}
+"""One shared node per primitive (IR nodes are immutable): a catalog has many."""
+_ANY = ir.AnyType()
+_NUMBER = _PRIMITIVES["number"]
+_INTEGER = _PRIMITIVES["integer"]
 _KNOWN = frozenset(
     DOC_KEYWORDS
     | set().union(*TYPE_KEYWORDS.values())
@@ -187,9 +193,14 @@ def build_catalog_reusing(
 
 
 def build_type(schema: Any) -> ir.TypeNode:
-    """One type for a schema with no naming context: objects become maps of any value."""
+    """One type for a schema with no naming context: objects become maps of any value.
+    Nothing validated the schema, so its depth is checked first: normalizing a deeper one
+    would keep a pointer per level, quadratic in the depth."""
+    from .jsontext import MAX_NESTING, nesting_depth
     from .normalize import normalize_schema
 
+    if nesting_depth(schema) > MAX_NESTING:
+        return ir.UnknownType(f"schema nested deeper than {MAX_NESTING} levels")
     tool = SchemaInput("schema", None, None, "<schema>", normalize_schema(schema), "", None, "")
     builder = _ToolBuilder(tool, NameAllocator(frozenset()), [], inline_objects=True)
     return builder.root(tool.input, "Schema", "")
@@ -401,8 +412,8 @@ class _ToolBuilder:
             finally:
                 self.containers -= 1
         if kind in ("string", "number", "integer", "boolean", "null"):
-            return ir.Primitive(kind)  # type: ignore[arg-type]
-        return ir.AnyType()
+            return _PRIMITIVES[kind]
+        return _ANY
 
     def _check_keywords(self, schema: dict[str, Any]) -> None:
         for keyword in schema:

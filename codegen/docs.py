@@ -32,9 +32,13 @@ CONSTRAINTS = (
 """Constraint keywords kept for documentation, in the order renderers show them."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+"""One encoder for every call: `json.dumps` with options builds a new one each time."""
+
+
 def json_text(value: Any) -> str:
     """Compact, exact JSON text of a value (non-ASCII kept, big integers exact)."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return _ENCODER.encode(value)
 
 
 def _string(value: Any) -> str | None:

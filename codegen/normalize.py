@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
 
 Schema = Any
 
@@ -113,6 +112,8 @@ TYPE_KEYWORDS = {
         }
     ),
 }
+_TYPED_KEYWORDS: frozenset[str] = frozenset().union(*TYPE_KEYWORDS.values())
+"""Every keyword that belongs to one type."""
 TYPE_KEYWORDS["integer"] = TYPE_KEYWORDS["number"]
 JSON_TYPES = ("string", "number", "integer", "boolean", "null", "array", "object")
 MODERN_DRAFTS = frozenset({"2019-09", "2020-12"})
@@ -206,7 +207,7 @@ def type_array_to_union(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict
     if not unique:
         result = {k: v for k, v in node.items() if k != "type"}
         return {**result, "not": {}}, []
-    typed = set().union(*TYPE_KEYWORDS.values())
+    typed = _TYPED_KEYWORDS
     shared = {
         k: v
         for k, v in node.items()
@@ -391,6 +392,18 @@ def normalize_node(
     return node, created
 
 
+_MAP, _LIST, _SINGLE, _REF = 1, 2, 4, 8
+_CHILDREN = {
+    key: (_MAP if key in MAP_KEYWORDS else 0)
+    | (_LIST if key in LIST_KEYWORDS else 0)
+    | (_SINGLE if key in SINGLE_KEYWORDS else 0)
+    for key in MAP_KEYWORDS | LIST_KEYWORDS | SINGLE_KEYWORDS
+}
+_CHILDREN["$ref"] = _REF
+"""What a keyword's value may hold, as bits: a map of subschemas, a list of them, one
+subschema (`items` is a list or one), or a reference."""
+
+
 def _child(pointer: str, token: str | int) -> str:
     text = str(token)
     if "/" in text or "~" in text:
@@ -418,22 +431,25 @@ def normalize_schema(
         origins[id(new)] = where
         created_ids = {id(arm) for arm in created} if created else ()
         for key, value in new.items():
-            if key in MAP_KEYWORDS and isinstance(value, dict):
+            kind = _CHILDREN.get(key)  # one lookup: most keys hold no subschema
+            if kind is None:
+                continue
+            if kind & _MAP and isinstance(value, dict):
                 copy = dict(value)
                 new[key] = copy
                 base = _child(where, key)
                 for name, child in value.items():
                     stack.append((child, _child(base, name), copy, name))
-            elif key in LIST_KEYWORDS and isinstance(value, list):
+            elif kind & _LIST and isinstance(value, list):
                 items = list(value)
                 new[key] = items
                 base = _child(where, key)
                 for index, child in enumerate(value):
                     origin = where if id(child) in created_ids else f"{base}/{index}"
                     stack.append((child, origin, items, index))
-            elif key in SINGLE_KEYWORDS and isinstance(value, dict | bool):
+            elif kind & _SINGLE and isinstance(value, dict | bool):
                 stack.append((value, _child(where, key), new, key))
-            elif key == "$ref" and isinstance(value, str) and "definitions" in value:
+            elif kind & _REF and isinstance(value, str) and "definitions" in value:
                 new[key] = rewrite_definitions_ref(value, schema)
     root = holder[0]
     return Normalized(root if isinstance(root, dict) else {}, origins)
@@ -444,6 +460,8 @@ def rewrite_definitions_ref(ref: str, root: Schema) -> str:
     keyword it passes to `$defs` (only where the rule renamed it)."""
     if not ref.startswith("#/"):
         return ref
+    from urllib.parse import unquote  # only here: most schemas never use `definitions`
+
     tokens = [unquote(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
     if "definitions" not in tokens:
         return ref

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urldefrag
 
 from .errors import join_pointer
+
+
+def _unquote(fragment: str) -> str:
+    """Percent escapes decoded (`urllib` is imported only when there is one)."""
+    if "%" not in fragment:
+        return fragment
+    from urllib.parse import unquote
+
+    return unquote(fragment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,18 +36,18 @@ class RefResolver:
         self.root = root
         self._anchors: dict[str, Resolved] | None = None
         base = root.get("$id") if isinstance(root, dict) else None
-        self._base = urldefrag(base)[0] if isinstance(base, str) else None
+        self._base = base.partition("#")[0] if isinstance(base, str) else None
 
     def resolve(self, ref: str) -> Resolved | str:
         """The target, or a message saying why it cannot be resolved."""
-        document, fragment = urldefrag(ref)
+        document, _, fragment = ref.partition("#")
         if document and document != self._base:
             return f"remote $ref {ref!r} is not followed"
         if not fragment:
             return Resolved(self.root, "")
         if fragment.startswith("/"):
-            return self._pointer(unquote(fragment), ref)
-        anchor = self._anchor_map().get(unquote(fragment))
+            return self._pointer(_unquote(fragment), ref)
+        anchor = self._anchor_map().get(_unquote(fragment))
         return anchor if anchor is not None else f"$ref {ref!r}: no $anchor {fragment!r}"
 
     def _pointer(self, pointer: str, ref: str) -> Resolved | str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..ir import Docs
 from .text import inline, truncate
@@ -19,8 +19,10 @@ VALUE_LIMIT = 60
 """Longest default or example shown; longer ones are cut with `...`."""
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(NamedTuple):
+    """One fact about a node (`kind` groups them: default, range, format, ...). A named
+    tuple, not a dataclass: a catalog makes one per constraint, and tuples build fastest."""
+
     kind: str
     text: str
 

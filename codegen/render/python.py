@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import ir
 from ..gcpause import paused_gc
@@ -290,8 +290,7 @@ def forward_names(types: Iterable[ir.NamedType]) -> frozenset[str]:
 # --- declarations -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _FieldView:
+class _FieldView(NamedTuple):
     key: str
     annotation: fmt.Expr
     comments: tuple[str, ...]
@@ -351,6 +350,7 @@ def _object_lines(
     description = docs_lines(named_type.docs)
     if _class_syntax_fits(views, type_names):
         lines = fmt.class_header(named_type.name, "TypedDict")
+        header = len(lines)  # one line, or three when a wide name splits it
         if description:
             lines += docstring(description, fmt.INDENT)
             if views or named_type.extra is not None:
@@ -359,7 +359,7 @@ def _object_lines(
             lines += comment_lines(view.comments, fmt.INDENT)
             lines += fmt.field(view.key, view.annotation)
         lines += comment_lines(_open_comment(named_type.extra), fmt.INDENT)
-        if len(lines) == 1:
+        if len(lines) == header:
             lines.append(f"{fmt.INDENT}pass")
         return lines
     return _functional_lines(named_type, views, description)

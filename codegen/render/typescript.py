@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import ir
 from ..gcpause import paused_gc
@@ -269,16 +269,15 @@ def index_value(obj: ir.ObjectType) -> str:
 # --- view models ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One line inside a declaration's braces, with the JSDoc lines above it."""
+class Member(NamedTuple):
+    """One line inside a declaration's braces, with the JSDoc lines above it (a named
+    tuple: one per field of every type, so it must be cheap to build)."""
 
     comment: tuple[str, ...]
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
+class Declaration(NamedTuple):
     """One top-level declaration: JSDoc lines, the opening line, and members when `block`
     (then the template closes the brace)."""
 

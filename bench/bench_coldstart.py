@@ -1,0 +1,127 @@
+"""Benchmark: CLI cold start, whole process, against datamodel-codegen and json2ts.
+
+Run by hand from the repository root (needs `npm ci` for json2ts and the test extra for
+datamodel-codegen):
+
+    .venv/bin/python bench/bench_coldstart.py [--runs N]
+
+Commands, each a fresh process, interleaved run by run, median wall time of `--runs`
+after one warm-up run each (so every command finds its files in the page cache):
+
+- `codegen sdk schemas --lang python` and `--lang typescript` (the bundled catalogs);
+- `datamodel-codegen` with TypedDict output, and `json2ts`, on the same tools: the input
+  schemas of the bundled tools gathered into one JSON Schema (each tool's schema under
+  `$defs`, one property per tool; tools whose schema has a `$ref` left out), since
+  neither reads a tool catalog;
+- the floor: `python -c pass` and `node -e 0`, what any Python or Node CLI pays first.
+
+Target: `codegen sdk` under 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def combined_schema(directory: Path) -> Path:
+    """Every bundled tool's input schema as one JSON Schema document."""
+    sys.path.insert(0, str(ROOT))
+    from codegen.load import load_sources
+
+    # Left out: the BFCL dialect (not JSON Schema) and schemas with a `$ref`, whose
+    # pointers would no longer resolve once the schema sits under `$defs`.
+    tools = [
+        tool
+        for tool in load_sources([str(ROOT / "schemas")]).tools
+        if tool.dialect != "bfcl" and '"$ref"' not in json.dumps(tool.input_schema)
+    ]
+    schema = {
+        "type": "object",
+        "$defs": {f"tool{index}": tool.input_schema for index, tool in enumerate(tools)},
+        "properties": {
+            f"tool{index}": {"$ref": f"#/$defs/tool{index}"} for index in range(len(tools))
+        },
+    }
+    path = directory / "tools.schema.json"
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        directory = Path(scratch)
+        schema = combined_schema(directory)
+        commands = {
+            "codegen sdk --lang python": [
+                str(BIN / "codegen"),
+                "sdk",
+                "schemas",
+                "--lang",
+                "python",
+                "-q",
+                "-o",
+                str(directory / "a.py"),
+            ],
+            "codegen sdk --lang typescript": [
+                str(BIN / "codegen"),
+                "sdk",
+                "schemas",
+                "--lang",
+                "typescript",
+                "-q",
+                "-o",
+                str(directory / "a.d.ts"),
+            ],
+            "datamodel-codegen (TypedDict)": [
+                str(BIN / "datamodel-codegen"),
+                "--input",
+                str(schema),
+                "--input-file-type",
+                "jsonschema",
+                "--output-model-type",
+                "typing.TypedDict",
+                "--output",
+                str(directory / "b.py"),
+                "--disable-timestamp",
+            ],
+            "json2ts": [
+                str(ROOT / "node_modules" / ".bin" / "json2ts"),
+                "-i",
+                str(schema),
+                "-o",
+                str(directory / "b.d.ts"),
+            ],
+            "floor: python -c pass": [sys.executable, "-c", "pass"],
+            "floor: node -e 0": ["node", "-e", "0"],
+        }
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for warm_up in (True, *([False] * args.runs)):
+            for name, command in commands.items():
+                start = time.perf_counter()
+                subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+                if not warm_up:
+                    times[name].append(time.perf_counter() - start)
+    median = {name: statistics.median(values) * 1000 for name, values in times.items()}
+    ours = median["codegen sdk --lang python"]
+    print("| command | median ms | vs codegen sdk --lang python |")
+    print("| --- | ---: | ---: |")
+    for name, value in median.items():
+        print(f"| {name} | {value:.0f} | {value / ours:.1f}x |")
+    print(f"\ntarget < 150 ms: {'met' if ours < 150 else 'MISSED'} ({ours:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()
