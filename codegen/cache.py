@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 from . import ir
 from .build import Prebuilt
 from .errors import Diagnostic
+from .gcpause import paused_gc
 from .model import ToolDefinition
 
 T = TypeVar("T")
@@ -214,8 +215,8 @@ class ToolCache:
         if path is None or not path.is_file():
             return
         try:
-            with path.open("rb") as stream:
-                fingerprint, stored = pickle.load(stream)
+            with paused_gc():  # many objects at once: see gcpause
+                fingerprint, stored = pickle.loads(path.read_bytes())
         except Exception:  # a torn or foreign file is a cold cache, never an error
             return
         if fingerprint != code_fingerprint() or not isinstance(stored, dict):
@@ -234,8 +235,9 @@ class ToolCache:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
-            with temporary.open("wb") as stream:
-                pickle.dump((code_fingerprint(), stored), stream, protocol=pickle.HIGHEST_PROTOCOL)
+            with paused_gc():
+                data = pickle.dumps((code_fingerprint(), stored), protocol=pickle.HIGHEST_PROTOCOL)
+            temporary.write_bytes(data)
             os.replace(temporary, path)
         finally:
             temporary.unlink(missing_ok=True)
