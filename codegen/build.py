@@ -51,8 +51,7 @@ _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$
 _DEGRADING_SET = frozenset(_DEGRADING)
 _LEAVES = (ir.Primitive, ir.RefType, ir.UnknownType)
 _PRIMITIVES: dict[str, ir.TypeNode] = {
-    kind: ir.Primitive(kind)
-    for kind in ("string", "number", "integer", "boolean", "null")
+    kind: ir.Primitive(kind) for kind in ("string", "number", "integer", "boolean", "null")
 }
 """One shared node per primitive (IR nodes are immutable): a catalog has many."""
 _ANY = ir.AnyType()
@@ -634,6 +633,15 @@ class _ToolBuilder:
         required_keys = frozenset(required)  # a set: `in` on the list is quadratic
         fields = []
         for key, prop in properties.items():
+            if _is_plain_leaf(prop) and len(self.busy) < DEPTH_LIMIT:
+                # What `node` returns for it, without the walk's bookkeeping: most fields
+                # of real catalogs are plain strings, numbers and booleans.
+                fields.append(
+                    ir.Field(
+                        key, _PRIMITIVES[prop["type"]], key in required_keys, extract_docs(prop)
+                    )
+                )
+                continue
             field_hint = name + (camel_case(key) or "Field")
             field_type = self.node(prop, field_hint, 0)
             docs = extract_docs(self.merged.get(id(prop), prop))
@@ -678,6 +686,21 @@ class _ToolBuilder:
         if not pattern_types:
             return value
         return self._bounded(schema, "patternProperties", union([*pattern_types, value]))
+
+
+_LEAF_KEYWORDS = frozenset(
+    {"type"} | DOC_KEYWORDS | TYPE_KEYWORDS["string"] | TYPE_KEYWORDS["number"]
+) - {"contentSchema"}
+"""Keywords a primitive node may carry without changing its type."""
+
+
+def _is_plain_leaf(schema: Any) -> bool:
+    """A node whose type is one primitive and that says nothing else a type depends on."""
+    return (
+        type(schema) is dict
+        and schema.get("type") in _PRIMITIVES
+        and _LEAF_KEYWORDS.issuperset(schema)
+    )
 
 
 def _required_alternatives(schema: dict[str, Any], keyword: str) -> list[list[str]] | None:

@@ -129,9 +129,10 @@ def server_name(document: Any) -> str | None:
 
 
 def extract_tools(
-    document: Any, source: str, fmt: str = "auto"
+    document: Any, source: str, fmt: str = "auto", decoded: bool = False
 ) -> tuple[list[ToolDefinition], list[Diagnostic]]:
-    """All tools in one decoded document, and diagnostics for records that are not tools."""
+    """All tools in one decoded document, and diagnostics for records that are not tools.
+    `decoded`: the document came from `jsontext`, so its nesting is already bounded."""
     tools: list[ToolDefinition] = []
     diagnostics: list[Diagnostic] = []
     pending = list(_records(document))
@@ -158,7 +159,7 @@ def extract_tools(
             expected = "a tool definition" if fmt == "auto" else f"a tool in the {fmt!r} format"
             diagnostics.append(Diagnostic(source, pointer, f"not {expected}: {_shape(record)}"))
             continue
-        tool, problems = _convert(record, layout, source, pointer)
+        tool, problems = _convert(record, layout, source, pointer, decoded)
         diagnostics.extend(problems)
         if tool is not None:
             tools.append(tool)
@@ -180,7 +181,7 @@ def _shape(value: Any) -> str:
 
 
 def _convert(
-    record: dict[str, Any], layout: _Layout, source: str, pointer: str
+    record: dict[str, Any], layout: _Layout, source: str, pointer: str, decoded: bool = False
 ) -> tuple[ToolDefinition | None, list[Diagnostic]]:
     fields: dict[str, tuple[bool, Any, str]] = {}
     for field_name in (
@@ -223,4 +224,5 @@ def _convert(
         output_pointer=output_pointer,
         format=layout.format,
         dialect="bfcl" if layout is _BFCL else "json-schema",
+        decoded=decoded,
     ), problems

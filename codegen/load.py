@@ -113,7 +113,7 @@ def tools_from(
     tools: list[ToolDefinition] = []
     diagnostics: list[Diagnostic] = []
     for document in documents:
-        found, problems = extract_tools(document.value, document.source, fmt)
+        found, problems = extract_tools(document.value, document.source, fmt, decoded=True)
         diagnostics.extend(problems)
         tools.extend(_namespaced(t, document.namespace) if namespace else t for t in found)
     return tools, diagnostics

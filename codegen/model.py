@@ -32,6 +32,9 @@ class ToolDefinition:
     format: str = "mcp"
     dialect: Dialect = "json-schema"
     namespace: str | None = None
+    decoded: bool = field(default=False, compare=False)
+    """The schemas came from `jsontext`, which refuses documents nested deeper than
+    `MAX_NESTING`, so the pipeline need not measure their depth again."""
     extra: dict[str, JsonValue] = field(default_factory=dict, compare=False, hash=False)
 
     def to_json(self) -> dict[str, JsonValue]:

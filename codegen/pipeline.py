@@ -180,7 +180,7 @@ def _normalized(
         normalized = normalize_schema(schema, draft, "bfcl")
         problems.extend(check_schema(normalized.schema, tool.source, pointer))
         return normalized
-    found = check_schema(schema, tool.source, pointer)
+    found = check_schema(schema, tool.source, pointer, decoded=tool.decoded)
     problems.extend(found)
     if has_errors(found):
         return Normalized({}, {})

@@ -122,13 +122,15 @@ def check_depth(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
     return [Diagnostic(source, pointer, message)]
 
 
-def check_schema(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
+def check_schema(
+    schema: Any, source: str, pointer: str, decoded: bool = False
+) -> list[Diagnostic]:
     """Meta-schema validation of one schema; boolean schemas are always valid. The compiled
     check in `metacheck` answers for valid schemas; `jsonschema` reports the problems of
-    the others."""
+    the others. `decoded`: the schema came from `jsontext`, whose nesting is bounded."""
     if isinstance(schema, bool):
         return []
-    too_deep = check_depth(schema, source, pointer)
+    too_deep = [] if decoded else check_depth(schema, source, pointer)
     if too_deep:
         return too_deep
     draft, warning = draft_of(schema)
