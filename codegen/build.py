@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from . import ir
 from .docs import extract_docs, json_text, merge_docs
@@ -91,8 +91,7 @@ _KNOWN = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaInput:
+class SchemaInput(NamedTuple):
     """One tool's schemas after normalization, with where they sit in their source."""
 
     name: str
@@ -127,8 +126,7 @@ def build_catalog(tools: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagno
     return ir.Catalog(tuple(built)), diagnostics
 
 
-@dataclass(frozen=True, slots=True)
-class Prebuilt:
+class Prebuilt(NamedTuple):
     """A tool built alone, with every name claim its build made (roots first)."""
 
     tool: ir.Tool
@@ -147,8 +145,7 @@ def build_tool_alone(tool: SchemaInput) -> Prebuilt:
     return Prebuilt(built, tuple(allocator.claims), tuple(diagnostics))
 
 
-@dataclass(frozen=True, slots=True)
-class Reusable:
+class Reusable(NamedTuple):
     """A catalog member for `build_catalog_reusing`: its prebuilt form, and how to get its
     normalized schemas should it need building again."""
 
@@ -205,8 +202,7 @@ def build_type(schema: Any) -> ir.TypeNode:
     return builder.root(tool.input, "Schema", "")
 
 
-@dataclass
-class _Scope:
+class _Scope(NamedTuple):
     """The schema document being built: its resolver, origins and pointer in the source."""
 
     normalized: Normalized
@@ -215,26 +211,35 @@ class _Scope:
     root_name: str
 
 
-@dataclass
 class _ToolBuilder:
-    tool: SchemaInput
-    allocator: NameAllocator
-    diagnostics: list[Diagnostic]
-    inline_objects: bool = False
-    types: list[ir.NamedType] = field(default_factory=list)
-    names: dict[int, str] = field(default_factory=dict)
-    memo: dict[int, ir.TypeNode] = field(default_factory=dict)
-    depths: dict[int, int] = field(default_factory=dict)
-    busy: dict[int, int] = field(default_factory=dict)
-    containers: int = 0
-    root_referenced: bool = False
-    aliased: dict[int, str] = field(default_factory=dict)
-    merged: dict[int, dict[str, Any]] = field(default_factory=dict)
-    scope: _Scope | None = None
-    made: list[Any] = field(default_factory=list)
-    """Schema nodes the build made itself (union arms merged with their base). They live as
-    long as the builder: every table above is keyed by `id()`, and a node freed mid-build
-    would hand its id, and its memoized type, to the next node allocated there."""
+    """Builds one tool's types. Every table is keyed by `id()` of a schema node; `made`
+    holds the schema nodes the build made itself (union arms merged with their base), so
+    they live as long as the builder: a node freed mid-build would hand its id, and its
+    memoized type, to the next node allocated there. (A plain class: a dataclass costs
+    start-up time for no gain here.)"""
+
+    def __init__(
+        self,
+        tool: SchemaInput,
+        allocator: NameAllocator,
+        diagnostics: list[Diagnostic],
+        inline_objects: bool = False,
+    ) -> None:
+        self.tool = tool
+        self.allocator = allocator
+        self.diagnostics = diagnostics
+        self.inline_objects = inline_objects
+        self.types: list[ir.NamedType] = []
+        self.names: dict[int, str] = {}
+        self.memo: dict[int, ir.TypeNode] = {}
+        self.depths: dict[int, int] = {}
+        self.busy: dict[int, int] = {}
+        self.containers = 0
+        self.root_referenced = False
+        self.aliased: dict[int, str] = {}
+        self.merged: dict[int, dict[str, Any]] = {}
+        self.scope: _Scope | None = None
+        self.made: list[Any] = []
 
     # --- entry points ---------------------------------------------------------------------
 

@@ -82,7 +82,7 @@ class Entry:
         definition: ToolDefinition, problems: Iterable[Diagnostic], prebuilt: Prebuilt | None
     ) -> Entry:
         if prebuilt is not None:
-            prebuilt = replace(prebuilt, warnings=_detached(definition, prebuilt.warnings))
+            prebuilt = prebuilt._replace(warnings=_detached(definition, prebuilt.warnings))
         return Entry(_detached(definition, problems), prebuilt)
 
     def located_problems(self, definition: ToolDefinition) -> list[Diagnostic]:
