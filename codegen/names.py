@@ -176,8 +176,25 @@ _ASCII_PARTS = re.compile("[A-Za-z0-9]+")
 """Runs of ASCII characters that continue an identifier, underscores excepted."""
 
 
+_TS_START = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nl"})
+_TS_PART = _TS_START | {"Mn", "Mc", "Nd", "Pc"}
+
+
+def _in_ts_tables(char: str, categories: frozenset[str]) -> bool:
+    """Whether TypeScript takes `char` in an identifier under its default target (ES5),
+    whose tables hold only Basic Multilingual Plane characters of an old Unicode: a
+    letter (or, after the first place, a mark, digit or connector) in Unicode 3.2 that
+    still is one. Python accepts many more (later Unicode, `Other_ID_Continue` like
+    U+00B7), which `tsc` rejects as an invalid character."""
+    return char.isascii() or (
+        ord(char) < 0x10000
+        and unicodedata.ucd_3_2_0.category(char) in categories
+        and unicodedata.category(char) in categories
+    )
+
+
 def _continues(char: str) -> bool:
-    return ("a" + char).isidentifier()
+    return ("a" + char).isidentifier() and _in_ts_tables(char, _TS_PART)
 
 
 @cache
@@ -212,7 +229,7 @@ def _upper_head(part: str) -> str:
 def type_base(text: str, fallback: str = "Tool") -> str:
     """`camel_case`, made a valid type name: a `Tool` prefix when it cannot start one."""
     name = camel_case(text)
-    if not name or not name[0].isidentifier():
+    if not name or not name[0].isidentifier() or not _in_ts_tables(name[0], _TS_START):
         name = nfkc(fallback + name)
     return name
 

@@ -20,10 +20,10 @@ import black
 import pytest
 
 from codegen import ir
-from codegen.names import is_method_name
 from codegen.pipeline import compile_sources, compile_value
 from codegen.render.python import json_schema_to_py, render_python_sdk
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
+from sdk_checks import check_python, check_structure
 
 
 @cache
@@ -74,64 +74,7 @@ def test_black_fixed_point_and_structure(path: Path) -> None:
     text = render_python_sdk(catalog)
     assert black.format_str(text, mode=black.Mode()) == text
     check_structure(ast.parse(text), catalog, text)
-
-
-def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
-    """The module holds exactly: docstring, the typing import, ToolCallError, one statement
-    per named type in IR order, the Tools protocol, `tools: Tools`."""
-    body = module.body
-    assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-    assert isinstance(body[1], ast.ImportFrom) and body[1].module == "typing"
-    assert isinstance(body[2], ast.ClassDef) and body[2].name == "ToolCallError"
-    declared = body[3:-2]
-    assert [_declared_name(node) for node in declared] == [t.name for t in catalog.types]
-    tools_class = body[-2]
-    assert isinstance(tools_class, ast.ClassDef) and tools_class.name == "Tools"
-    assert [ast.unparse(b) for b in tools_class.bases] == ["Protocol"]
-    methods = [t for t in catalog.tools if is_method_name(t.name)]
-    if not methods:
-        assert [type(n) for n in tools_class.body] == [ast.Pass]
-    else:
-        assert all(isinstance(n, ast.AsyncFunctionDef) for n in tools_class.body)
-        assert [n.name for n in tools_class.body] == [t.name for t in methods]
-    for node, tool in zip(tools_class.body, methods, strict=False):
-        assert isinstance(node, ast.AsyncFunctionDef)
-        assert [a.arg for a in node.args.args] == ["self", "args"]
-        if tool.description and tool.description.strip():
-            doc = node.body[0]
-            assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
-            assert isinstance(doc.value.value, str)
-            assert ast.get_docstring(node, clean=False) == doc.value.value
-            assert len(node.body) == 2 and isinstance(node.body[1], ast.Expr)
-        else:
-            assert len(node.body) == 1
-        assert node.body[-1].value.value is Ellipsis  # type: ignore[attr-defined]
-    last = body[-1]
-    assert isinstance(last, ast.AnnAssign) and ast.unparse(last) == "tools: Tools"
-    # Every tool appears once, in name order, as a method or a `tools[...]` comment.
-    in_class = text[text.index("\nclass Tools(Protocol):") :]
-    listed = [
-        line.strip()
-        for line in in_class.splitlines()
-        if line.startswith(("    async def ", "    # tools["))
-    ]
-    assert len(listed) == len(catalog.tools)
-
-
-def _declared_name(node: ast.stmt) -> str:
-    if isinstance(node, ast.ClassDef):
-        assert [ast.unparse(b) for b in node.bases] == ["TypedDict"]
-        return node.name
-    if isinstance(node, ast.Assign):
-        assert isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "TypedDict"
-        [target] = node.targets
-        assert isinstance(target, ast.Name)
-        assert isinstance(node.value.args[0], ast.Constant)
-        assert node.value.args[0].value == target.id
-        return target.id
-    assert isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation) == "TypeAlias"
-    assert isinstance(node.target, ast.Name)
-    return node.target.id
+    check_python(text, catalog)  # exact fields, annotations, docstrings and escaping too
 
 
 def test_mypy_strict_on_every_sdk(rendered_dir: Path) -> None:

@@ -43,7 +43,19 @@ PEAK_MB = 1536
 ADDRESS_SPACE = 3 * 1024**3
 """Hard cap on a case's address space, so a runaway fails fast instead of swapping."""
 
-LIMITED = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_SPACE},) * 2)\n"
+LIMITED = (
+    f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({ADDRESS_SPACE},) * 2)\n"
+    "import atexit, os\n"
+    "def _peak():\n"
+    "    with open('/proc/self/status') as status:\n"
+    "        kb = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
+    "    with open(os.environ['CODEGEN_PEAK_FILE'], 'w') as out:\n"
+    "        out.write(kb)\n"
+    "atexit.register(_peak)\n"
+)
+"""Run before a case: the address-space cap, and at exit the process's own peak resident
+memory (`VmHWM`, which starts afresh at `exec`; `wait4`'s figure would also count the
+parent's memory, copied into the child when it forked)."""
 
 CHILD = """
 import ast, json, resource, sys, time
@@ -101,12 +113,18 @@ class Run:
 
 def run_limited(code: str, args: list[str], directory: Path, timeout: float = TIMEOUT) -> Run:
     """`python -c code args` under the address-space cap, killed after `timeout`; its peak
-    resident memory comes from `wait4`, so only this process is measured."""
+    resident memory is the one it reports at exit (`wait4`'s, when it died first)."""
     stdout, stderr = directory / "stdout.txt", directory / "stderr.txt"
+    peak_file = directory / "peak.txt"
+    peak_file.unlink(missing_ok=True)
     start = time.monotonic()
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = subprocess.Popen(
-            [sys.executable, "-c", LIMITED + code, *args], stdout=out, stderr=err, cwd=ROOT
+            [sys.executable, "-c", LIMITED + code, *args],
+            stdout=out,
+            stderr=err,
+            cwd=ROOT,
+            env={**os.environ, "CODEGEN_PEAK_FILE": str(peak_file)},
         )
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -124,7 +142,7 @@ def run_limited(code: str, args: list[str], directory: Path, timeout: float = TI
         stdout.read_text("utf-8"),
         stderr.read_text("utf-8", "replace"),
         time.monotonic() - start,
-        usage.ru_maxrss / 1024,
+        (int(peak_file.read_text()) if peak_file.exists() else usage.ru_maxrss) / 1024,
     )
 
 

@@ -32,11 +32,15 @@ from codegen.pipeline import compile_sources, compile_value
 from codegen.render.notes import all_notes, has_notes
 from codegen.render.typescript import json_schema_to_ts, render_typescript_sdk
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
+from sdk_checks import (
+    check_declared_members,
+    check_declared_names,
+    check_typescript,
+    comment_lines,
+)
 
 NODE_SCRIPTS = ROOT / "tests" / "node"
 NODE_MODULES = ROOT / "node_modules"
-FIXED_TYPES = {"JsonValue", "ToolArgsMap", "ToolOutputMap", "ToolName"}
-"""Type names every declarations file declares whatever the tool set."""
 NPM_HINT = "run `npm ci` in the repository root (Node 20) to install typescript and JSTT"
 
 
@@ -403,18 +407,7 @@ def _declared(tsc_report: TscReport, file_id: str) -> list[dict[str, Any]]:
 def test_declared_types_are_the_ir_types(file_id: str, tsc_report: TscReport) -> None:
     """The parser finds exactly one declaration per IR named type, under its IR name, plus
     the fixed ones; the Python SDK is held to the same set, so both SDKs share names."""
-    catalog = tsc_report.rendered[file_id].catalog
-    names = [
-        d["name"] for d in _declared(tsc_report, file_id) if d["kind"] in ("interface", "type")
-    ]
-    assert len(names) == len(set(names))
-    assert set(names) - FIXED_TYPES == {t.name for t in catalog.types}
-    assert set(names) >= FIXED_TYPES
-    others = [(d["kind"], d["name"]) for d in _declared(tsc_report, file_id)]
-    assert [o for o in others if o[0] not in ("interface", "type")] == [
-        ("class", "ToolCallError"),
-        ("variable", "tools"),
-    ]
+    check_declared_names(_declared(tsc_report, file_id), tsc_report.rendered[file_id].catalog)
 
 
 @pytest.mark.parametrize("file_id", FILE_IDS)
@@ -423,49 +416,18 @@ def test_members_are_the_ir_fields(file_id: str, tsc_report: TscReport) -> None:
     escapes decoded) with the IR's optionality, in schema order, and an index signature
     exactly when the object is open; a closed object without fields is a type alias (of
     `Record<string, never>`); the maps hold every tool name."""
-    catalog = tsc_report.rendered[file_id].catalog
-    declared = _declared(tsc_report, file_id)
-    interfaces = {d["name"]: d for d in declared if d["kind"] == "interface"}
-    aliases = {d["name"] for d in declared if d["kind"] == "type"}
-    for named in catalog.types:
-        if isinstance(named, ir.ObjectType) and not named.fields and named.extra is None:
-            assert named.name in aliases and named.name not in interfaces
-        elif isinstance(named, ir.ObjectType):
-            found = interfaces[named.name]
-            assert found["members"] == [[f.key, not f.required] for f in named.fields]
-            assert found["index"] == (named.extra is not None)
-    tool_names = [[tool.name, False] for tool in catalog.tools]
-    assert interfaces["ToolArgsMap"]["members"] == tool_names
-    assert interfaces["ToolOutputMap"]["members"] == tool_names
+    check_declared_members(_declared(tsc_report, file_id), tsc_report.rendered[file_id].catalog)
+
+
+@pytest.mark.parametrize("file_id", FILE_IDS)
+def test_robustness_checks(file_id: str, tsc_report: TscReport) -> None:
+    """The checks every generated input must pass (`sdk_checks.check_typescript`): layout,
+    escaping, declarations and members read without the compiler."""
+    rendered = tsc_report.rendered[file_id]
+    check_typescript(rendered.text, rendered.catalog)
 
 
 # --- hostile text -----------------------------------------------------------------------
-
-_COMMENT_LINE = re.compile(r" \*( |$)")
-
-
-def comment_lines(text: str) -> Iterator[str]:
-    """Every comment line of a rendered file, checking the comment layout on the way: a
-    JSDoc block is `/** one line */` or `/**`, ` * line`..., ` */`, and `*/` appears only
-    where a comment ends."""
-    inside = False
-    for raw in text.split("\n"):
-        line = raw.strip()
-        if inside:
-            if line == "*/":
-                inside = False
-                continue
-            assert _COMMENT_LINE.match(" " + line.lstrip()) and "*/" not in line, raw
-            yield line
-        elif line == "/**":
-            inside = True
-        elif line.startswith("/**"):
-            assert line.endswith(" */") and line.count("*/") == 1, raw
-            yield line
-        elif line.startswith("//"):
-            yield line
-    assert not inside
-
 
 def test_hostile_text_stays_in_comments_and_strings(tsc_report: TscReport) -> None:
     rendered = tsc_report.rendered["hostile"]

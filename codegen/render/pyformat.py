@@ -75,13 +75,19 @@ def fits(text: str) -> bool:
 
 
 def layout(
-    expr: Expr, indent: str, prefix: str = "", suffix: str = "", parenthesize_union: bool = False
+    expr: Expr,
+    indent: str,
+    prefix: str = "",
+    suffix: str = "",
+    parenthesize_union: bool = False,
+    assigned: bool = False,
 ) -> list[str]:
     """Lines for `prefix + expr + suffix` starting at `indent`.
 
     `parenthesize_union` is for annotation positions outside any bracket (a class field, a
     parameter, a return type), where `black` wraps a long union in parentheses; inside a
-    bracket it splits the union at its `|` operators instead.
+    bracket it splits the union at its `|` operators instead. `assigned` marks the value of
+    an assignment (`prefix` ends with `= `), which `black` parenthesizes more readily.
     """
     line = f"{indent}{prefix}{flat(expr)}{suffix}"
     if fits(line):
@@ -95,6 +101,14 @@ def layout(
         return [line]
     if isinstance(expr, Sub):
         head = f"{indent}{prefix}{expr.head}["
+        if parenthesize_union and prefix and not fits(head):
+            # Splitting at its own bracket leaves the first line too long (a long key or
+            # alias name). `black` then splits at the parentheses it may add around an
+            # assigned value when their first line fits, and around an annotation when
+            # every line fits (its "second opinion").
+            wrapped = [f"{indent}{prefix}(", *layout(expr, inner), f"{indent}){suffix}"]
+            if fits(wrapped[0]) if assigned else all(fits(line) for line in wrapped):
+                return wrapped
         tail = f"{indent}]{suffix}"
         if len(expr.args) == 1:
             return [head, *layout(expr.args[0], inner), tail]
@@ -120,8 +134,13 @@ def field(key: str, expr: Expr, indent: str = INDENT) -> list[str]:
     return layout(expr, indent, f"{key}: ", parenthesize_union=True)
 
 
-def dict_entry(key: str, expr: Expr, indent: str) -> list[str]:
-    """An entry `"key": annotation,` of a functional TypedDict's dict."""
+def dict_entry(key: str, expr: Expr, indent: str, lone: bool = False) -> list[str]:
+    """An entry `"key": annotation,` of a functional TypedDict's dict. `lone` marks the
+    only entry of a dict whose body is a comment, then the entry and nothing after it:
+    `black` must split that body, does not count the magic trailing comma as a place to
+    split, and so splits a union at its `|` operators even when it fits."""
+    if lone and isinstance(expr, Union):
+        return _union_lines(expr, indent, f"{key}: ", ",")
     return layout(expr, indent, f"{key}: ", ",")
 
 
@@ -156,7 +175,7 @@ def assignment(target: str, value: Expr) -> list[str]:
     union; a long atom is always parenthesized, even when that does not make it fit."""
     if isinstance(value, Atom) and not fits(f"{target} = {value.text}"):
         return [f"{target} = (", f"{INDENT}{value.text}", ")"]
-    return layout(value, "", f"{target} = ", parenthesize_union=True)
+    return layout(value, "", f"{target} = ", parenthesize_union=True, assigned=True)
 
 
 def call_lines(target: str, function: str, args: list[list[str]]) -> list[str]:

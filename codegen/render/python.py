@@ -382,9 +382,10 @@ def _functional_lines(
         return [*opening, one_line]
     inner = fmt.INDENT * 2
     body = [f"{fmt.INDENT}{{"]
+    lone = len(entries) == 1 and not closing
     for comments, key, expr in entries:
         body += [f"{inner}{c}" for c in comments]
-        body += fmt.dict_entry(key, expr, inner)
+        body += fmt.dict_entry(key, expr, inner, lone=lone and bool(comments))
     body += [f"{inner}{c}" for c in closing]
     body.append(f"{fmt.INDENT}}}")
     first = [f"{fmt.INDENT}{py_str(name)}"]

@@ -68,7 +68,9 @@ def description_lines(text: str | None) -> tuple[str, ...]:
 
 def _lines(text: str) -> tuple[str, ...]:
     """The general case of `description_lines`."""
-    lines = [escape_hidden(line.expandtabs(4)).rstrip() for line in split_lines(text)]
+    lines = [
+        _space_indent(escape_hidden(line.expandtabs(4)).rstrip()) for line in split_lines(text)
+    ]
     if "```" in text:
         lines = [_FENCE.sub(lambda m: "~" * len(m.group()), line) for line in lines]
     while lines and not lines[0]:
@@ -91,6 +93,16 @@ def _lines(text: str) -> tuple[str, ...]:
         blank = 0
         result.append(line[margin:])
     return tuple(result)
+
+
+def _space_indent(line: str) -> str:
+    """The line with its leading whitespace (an ideographic or no-break space, ...) as
+    that many spaces: `black` and `inspect.cleandoc` take any Unicode whitespace at the
+    start of a docstring line for indentation, so it is indentation here too."""
+    body = line.lstrip()
+    if len(body) == len(line) or line[: len(line) - len(body)].isascii():
+        return line
+    return " " * (len(line) - len(body)) + body
 
 
 def one_line(text: str | None) -> str:
