@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -54,7 +55,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     code = CHILD.format(bench=str(ROOT / "bench"))
-    prefix = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    prefix = ["taskset", "-c", os.environ.get("BENCH_CPU", "0")] if shutil.which("taskset") else []
     results = []
     for _ in range(args.runs):
         out = subprocess.run(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from operator import attrgetter
 from typing import Any, Literal, TypeAlias
 
@@ -150,6 +150,63 @@ class AliasType:
 NamedType: TypeAlias = ObjectType | AliasType
 
 
+class RawSchemas:
+    """A tool's input and output schemas as written, for the docs catalog, which shows
+    them. Serialized to compact JSON text on first use: most renders never ask, and
+    serializing every schema cost a twentieth of a 5,000-tool build. Until then it holds
+    the definition's own values, which the pipeline never changes. Equal, hashed and
+    pickled by its text, so a `Tool` stays a comparable, cacheable value."""
+
+    __slots__ = ("_input", "_input_text", "_output", "_output_text")
+
+    def __init__(self, input_schema: Any = None, output_schema: Any = None) -> None:
+        self._input = {} if input_schema is None else input_schema
+        self._output = output_schema
+        self._input_text: str | None = None
+        self._output_text: str | None = None
+
+    @classmethod
+    def from_text(cls, input_text: str, output_text: str | None) -> RawSchemas:
+        made = cls()
+        made._input_text, made._output_text = input_text, output_text
+        return made
+
+    @property
+    def input_text(self) -> str:
+        if self._input_text is None:
+            self._input_text = _json_text(self._input)
+            self._input = None
+        return self._input_text
+
+    @property
+    def output_text(self) -> str | None:
+        if self._output_text is None and self._output is not None:
+            self._output_text = _json_text(self._output)
+            self._output = None
+        return self._output_text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RawSchemas):
+            return NotImplemented
+        return (self.input_text, self.output_text) == (other.input_text, other.output_text)
+
+    def __hash__(self) -> int:
+        return hash((self.input_text, self.output_text))
+
+    def __reduce__(self) -> Any:
+        return (RawSchemas.from_text, (self.input_text, self.output_text))
+
+    def __repr__(self) -> str:
+        return f"RawSchemas({self.input_text!r}, {self.output_text!r})"
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
+def _json_text(value: Any) -> str:
+    return _ENCODER.encode(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     """One tool. `types` are its named types, each declared after the types it uses
@@ -162,9 +219,18 @@ class Tool:
     output: TypeNode | None
     types: tuple[NamedType, ...]
     annotations: str | None = None
-    input_schema: str = "{}"
-    output_schema: str | None = None
+    schemas: RawSchemas = field(default_factory=RawSchemas, repr=False)
     source: str = "<memory>"
+
+    @property
+    def input_schema(self) -> str:
+        """The input schema as written, as compact JSON text."""
+        return self.schemas.input_text
+
+    @property
+    def output_schema(self) -> str | None:
+        """The output schema as written, as compact JSON text; None when there is none."""
+        return self.schemas.output_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +267,8 @@ def to_data(value: Any) -> Any:
         return data
     if isinstance(value, tuple):
         return [to_data(v) for v in value]
+    if isinstance(value, RawSchemas):
+        return {"input": value.input_text, "output": value.output_text}
     return value
 
 
