@@ -197,8 +197,9 @@ def type_array_to_union(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict
     kinds = node.get("type")
     if not isinstance(kinds, list):
         return node, []
-    if not all(isinstance(k, str) for k in kinds):
-        return node, []  # malformed; validation reports it
+    for kind in kinds:
+        if not isinstance(kind, str):
+            return node, []  # malformed; validation reports it
     unique = list(dict.fromkeys(kinds))
     if len(unique) == 1:
         result = dict(node)
@@ -213,10 +214,13 @@ def type_array_to_union(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict
         for k, v in node.items()
         if k != "type" and k not in typed and k not in ("enum", "const")
     }
+    typed_here = [(k, v) for k, v in node.items() if k in typed]  # usually none
     arms = []
     for kind in unique:
         arm: dict[str, Any] = {"type": kind}
-        arm.update((k, v) for k, v in node.items() if k in TYPE_KEYWORDS.get(kind, ()))
+        if typed_here:
+            own = TYPE_KEYWORDS.get(kind, ())
+            arm.update((k, v) for k, v in typed_here if k in own)
         if "const" in node:
             if not _matches_type(node["const"], kind):
                 continue

@@ -201,16 +201,22 @@ def _literal_expr(node: ir.LiteralType) -> tuple[fmt.Expr, tuple[str, ...]]:
     return (arms[0] if len(arms) == 1 else fmt.Union(tuple(arms))), note
 
 
+_PRIMITIVE_ATOMS = {kind: fmt.Atom(text) for kind, text in _PRIMITIVES.items()}
+"""One shared atom per primitive (atoms are immutable); most annotations are one."""
+_ANY_ATOM = fmt.Atom("Any")
+_NEVER_ATOM = fmt.Atom("Never")
+
+
 def type_expr(node: ir.TypeNode) -> fmt.Expr:
     """The Python annotation of an IR type node."""
     if isinstance(node, ir.Primitive):
-        return fmt.Atom(_PRIMITIVES[node.kind])
+        return _PRIMITIVE_ATOMS[node.kind]
     if isinstance(node, ir.RefType):
         return fmt.Atom(node.name)
     if isinstance(node, ir.AnyType | ir.UnknownType):
-        return fmt.Atom("Any")
+        return _ANY_ATOM
     if isinstance(node, ir.NeverType):
-        return fmt.Atom("Never")
+        return _NEVER_ATOM
     if isinstance(node, ir.LiteralType):
         return _literal_expr(node)[0]
     if isinstance(node, ir.ArrayType):
@@ -311,14 +317,16 @@ def _field_view(item: ir.Field, declared: set[str], forward: frozenset[str]) -> 
 def docs_lines(docs: ir.Docs, extra_notes: tuple[str, ...] = ()) -> tuple[str, ...]:
     """A node's description lines, then one line with its notes (default, constraints,
     format, ...) joined by `; `."""
-    lines = list(description_lines(docs.description))
+    if docs is ir.EMPTY_DOCS and not extra_notes:
+        return ()
+    described = description_lines(docs.description)
     found = [
         f"default: {n.text}" if n.kind == "default" else n.text for n in notes(docs, json_to_py)
     ]
     found.extend(extra_notes)
-    if found:
-        lines.append("; ".join(found))
-    return tuple(lines)
+    if not found:
+        return tuple(described)
+    return (*described, "; ".join(found))
 
 
 def _open_comment(extra: ir.TypeNode | None) -> list[str]:
