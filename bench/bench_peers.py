@@ -135,7 +135,10 @@ def measure(
 ) -> dict[str, float]:
     tools = [t for c in catalogs for t in c.tools]
     step = max(1, len(tools) // sample_size) if sample_size else 1
-    sample = tools[::step][:sample_size] if sample_size else tools
+    picked = tools[::step][:sample_size] if sample_size else tools
+    # One tool per name: the corpus's servers share names (`read_file`), and a sample is one
+    # catalog.
+    sample = list({tool.name: tool for tool in reversed(picked)}.values())[::-1]
     sample_schemas = schemas_of(sample)
     files = tuple(f for c in catalogs for f in c.files)
     results: dict[str, list[float]] = {
