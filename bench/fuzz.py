@@ -53,7 +53,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "marked": lambda: catalogs(text=marked_text()),
     "meta": meta_catalogs,
 }
-ROUND = 50
+ROUND = 100
 """Examples per Hypothesis run; the time budget is checked between runs."""
 SEED_CHECKS = 3
 """Inputs per round also rendered in a fresh interpreter with another hash seed."""

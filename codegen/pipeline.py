@@ -102,6 +102,7 @@ def _compile_cached(
     """Each tool from the cache or compiled and built alone, then assembled; None (compile
     normally) when a definition is not plain JSON data and so has no key."""
     from .cache import Entry
+
     problems = list(diagnostics)
     entries: list[Entry] = []
     fresh: dict[int, SchemaInput] = {}

@@ -122,9 +122,7 @@ def check_depth(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
     return [Diagnostic(source, pointer, message)]
 
 
-def check_schema(
-    schema: Any, source: str, pointer: str, decoded: bool = False
-) -> list[Diagnostic]:
+def check_schema(schema: Any, source: str, pointer: str, decoded: bool = False) -> list[Diagnostic]:
     """Meta-schema validation of one schema; boolean schemas are always valid. The compiled
     check in `metacheck` answers for valid schemas; `jsonschema` reports the problems of
     the others. `decoded`: the schema came from `jsontext`, whose nesting is bounded."""

@@ -130,11 +130,9 @@ def check_text(text: str, language: str) -> None:
     """The file is UTF-8, its only line break is `\\n`, nothing in it is hidden, and it
     never holds three backticks in a row (it may sit in a Markdown fence)."""
     found = FORBIDDEN_RAW.search(text)
-    require(
-        found is None,
-        f"{language}: raw {ascii(found.group()) if found else ''} at offset "
-        f"{found.start() if found else 0}: {text[max(0, (found.start() if found else 0) - 60) : (found.start() if found else 0) + 20]!r}",
-    )
+    if found is not None:
+        where = text[max(0, found.start() - 60) : found.start() + 20]
+        raise PropertyFailure(f"{language}: raw {found.group()!a} in {where!r}")
     require(len(text.splitlines()) == text.count("\n"), f"{language}: a line break other than \\n")
     require("```" not in text, f"{language}: three backticks in a row")
     require(text.endswith("\n") and not text.endswith("\n\n"), f"{language}: bad file end")

@@ -429,6 +429,7 @@ def test_robustness_checks(file_id: str, tsc_report: TscReport) -> None:
 
 # --- hostile text -----------------------------------------------------------------------
 
+
 def test_hostile_text_stays_in_comments_and_strings(tsc_report: TscReport) -> None:
     rendered = tsc_report.rendered["hostile"]
     text, catalog = rendered.text, rendered.catalog
