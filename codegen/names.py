@@ -254,9 +254,10 @@ def is_python_identifier(name: str) -> bool:
     )
 
 
+@cache
 def is_class_field(key: str) -> bool:
     """Can be a field of a class-syntax TypedDict: an identifier that is not name-mangled
-    (`__token` would become `_Name__token`)."""
+    (`__token` would become `_Name__token`). Cached: keys repeat across a catalog."""
     return is_python_identifier(key) and not (key.startswith("__") and not key.endswith("__"))
 
 

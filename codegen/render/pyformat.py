@@ -50,8 +50,10 @@ def flat(expr: Expr) -> str:
     if isinstance(expr, Atom):
         return expr.text
     if isinstance(expr, Sub):
-        return f"{expr.head}[{', '.join(flat(arg) for arg in expr.args)}]"
-    return " | ".join(flat(arm) for arm in expr.arms)
+        if len(expr.args) == 1:  # `list[T]`, `NotRequired[T]`: most subscripts
+            return f"{expr.head}[{flat(expr.args[0])}]"
+        return f"{expr.head}[{', '.join([flat(arg) for arg in expr.args])}]"
+    return " | ".join([flat(arm) for arm in expr.arms])
 
 
 _WIDE_STARTS = [start for start, _ in WIDE]

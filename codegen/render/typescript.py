@@ -304,7 +304,7 @@ def object_declaration(obj: ir.ObjectType) -> Declaration:
         return Declaration(comment, f"type {obj.name} = Record<string, never>;")
     members = [
         Member(
-            jsdoc(docs_lines(item.docs)),
+            () if item.docs is ir.EMPTY_DOCS else jsdoc(docs_lines(item.docs)),
             f"{ts_key(item.key)}{'' if item.required else '?'}: {spell(item.type)};",
         )
         for item in obj.fields
