@@ -734,8 +734,17 @@ def _plain_leaf_type(schema: Any) -> ir.TypeNode | None:
             or not all(_is_plain_leaf(arm) for arm in arms)
         ):
             return None
-        return union([_PRIMITIVES[arm["type"]] for arm in arms])
+        kinds = tuple([arm["type"] for arm in arms])
+        found = _LEAF_UNIONS.get(kinds)
+        if found is None:
+            found = _LEAF_UNIONS[kinds] = union([_PRIMITIVES[kind] for kind in kinds])
+        return found
     return None
+
+
+_LEAF_UNIONS: dict[tuple[str, ...], ir.TypeNode] = {}
+"""Unions of primitives by their kinds in order: few distinct ones, shared (IR nodes are
+immutable)."""
 
 
 def _required_alternatives(schema: dict[str, Any], keyword: str) -> list[list[str]] | None:
