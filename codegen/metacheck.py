@@ -322,7 +322,17 @@ class _Compiler:
             return self.all_of(value, base)
         if key == "anyOf":
             arms = [self.schema(sub, base) for sub in value]
-            return lambda v: any(arm(v) for arm in arms)
+            if len(arms) == 2:  # the meta-schemas' usual shape (`type`, `items`)
+                first, second = arms
+                return lambda v: first(v) or second(v)
+
+            def any_of(v: Any) -> bool:
+                for arm in arms:  # noqa: SIM110 - a loop is faster than any() over a generator
+                    if arm(v):
+                        return True
+                return False
+
+            return any_of
         if key == "enum":
             options = list(value)
             if all(isinstance(option, str) for option in options):
