@@ -157,9 +157,18 @@ def test_errors_are_cached_with_their_diagnostics() -> None:
     assert memo.hits == 1
 
 
-def test_definitions_that_are_not_json_data_have_no_key() -> None:
-    odd = ToolDefinition("t", None, {"type": "object", "examples": [{1, 2}]})
+def test_definitions_that_are_not_plain_data_have_no_key() -> None:
+    odd = ToolDefinition("t", None, {"type": "object", "examples": [lambda: 1]})
     assert ToolCache().key(odd) is None
+
+
+def test_keys_tell_numbers_booleans_and_strings_apart() -> None:
+    memo = ToolCache()
+    keys = {
+        memo.key(ToolDefinition("t", None, {"type": "object", "default": value}))
+        for value in (1, 1.0, True, "1", None, [1], (1,))
+    }
+    assert len(keys) == 7
 
 
 # --- on disk --------------------------------------------------------------------------------
