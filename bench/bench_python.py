@@ -93,7 +93,6 @@ def main() -> None:
 
     results: dict[str, list[float]] = {
         "render": [],
-        "unvalidated": [],
         "pipeline": [],
         "dcg": [],
         "dcg_black": [],
