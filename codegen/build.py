@@ -135,7 +135,7 @@ class Prebuilt(NamedTuple):
 
 
 def build_tool_alone(tool: SchemaInput) -> Prebuilt:
-    """One tool built with a name allocator of its own; `build_catalog_reusing` can drop it
+    """One tool built with a name allocator of its own; `assemble_catalog` can drop it
     into a catalog when the catalog's other tools leave its names free."""
     allocator = NameAllocator()
     args_name = allocator.claim(type_base(tool.name) + "Args")
@@ -146,21 +146,31 @@ def build_tool_alone(tool: SchemaInput) -> Prebuilt:
 
 
 class Reusable(NamedTuple):
-    """A catalog member for `build_catalog_reusing`: its prebuilt form, and how to get its
-    normalized schemas should it need building again."""
+    """A catalog member for `assemble_catalog`: the name claims its build alone recorded,
+    and how to get its normalized schemas should it need building again."""
 
     name: str
     has_output: bool
-    prebuilt: Prebuilt
+    claims: tuple[tuple[str, str], ...]
     prepare: Callable[[], SchemaInput]
 
 
-def build_catalog_reusing(
-    members: Sequence[Reusable],
-) -> tuple[ir.Catalog, dict[int, list[Diagnostic]]]:
-    """What `build_catalog` gives for these tools, reusing every prebuilt tool whose name
-    claims come out the same in the catalog; the others are built again in place. Returns
-    the catalog and the warnings of each rebuilt member (by index in `members`)."""
+class Assembled(NamedTuple):
+    """Members in catalog (name) order, by index into the members given; for each, the
+    tool built again in place, or None when its prebuilt tool stands as it is; and the
+    warnings of each rebuilt member, by index."""
+
+    order: list[int]
+    rebuilt: list[ir.Tool | None]
+    warnings: dict[int, list[Diagnostic]]
+
+
+def assemble_catalog(members: Sequence[Reusable]) -> Assembled:
+    """Which tools `build_catalog` would give exactly as they were built alone: those whose
+    recorded claims replay unchanged on the catalog's allocator, in order. The others are
+    built again in place, on that allocator, as `build_catalog` builds them. Prebuilt tools
+    themselves are not needed here, so a caller that only wants their text never loads
+    them."""
     order = sorted(range(len(members)), key=lambda i: members[i].name)
     allocator = NameAllocator()
     roots = [
@@ -170,22 +180,21 @@ def build_catalog_reusing(
         )
         for i in order
     ]
-    built = []
-    rebuilt: dict[int, list[Diagnostic]] = {}
+    rebuilt: list[ir.Tool | None] = []
+    warnings: dict[int, list[Diagnostic]] = {}
     for index, (args_name, output_name) in zip(order, roots, strict=True):
         member = members[index]
-        claims = member.prebuilt.claims
         root_count = 2 if member.has_output else 1
-        own_roots = tuple(name for _, name in claims[:root_count])
+        own_roots = tuple(name for _, name in member.claims[:root_count])
         wanted = (args_name, output_name) if member.has_output else (args_name,)
-        if own_roots == wanted and allocator.replay(claims[root_count:]):
-            built.append(member.prebuilt.tool)
+        if own_roots == wanted and allocator.replay(member.claims[root_count:]):
+            rebuilt.append(None)
             continue
         diagnostics: list[Diagnostic] = []
         builder = _ToolBuilder(member.prepare(), allocator, diagnostics)
-        built.append(builder.build(args_name, output_name))
-        rebuilt[index] = diagnostics
-    return ir.Catalog(tuple(built)), rebuilt
+        rebuilt.append(builder.build(args_name, output_name))
+        warnings[index] = diagnostics
+    return Assembled(order, rebuilt, warnings)
 
 
 def build_type(schema: Any) -> ir.TypeNode:

@@ -9,15 +9,16 @@ type-name claims its build made) and its diagnostics, with pointers relative to 
 so moving a tool within its file still hits; renderers add each tool's finished text per
 target through `chunk`.
 
-A catalog is assembled by `build.build_catalog_reusing`: a cached tool is used as it is
+A catalog is assembled by `build.assemble_catalog`: a cached tool is used as it is
 when its names come out the same in the catalog, and built again in place when another
 tool took one of them first (two tools whose names differ only in punctuation). The result
 is exactly what an uncached run gives.
 
-Entries live in memory for the cache object's life and, when it has a `directory`, in one
-pickle file there, written atomically when something new was added. The file is trusted
-like any build cache (a `__pycache__`): keep it where only you can write. A file that does
-not load, or comes from another toolkit build, is ignored.
+Entries live in memory for the cache object's life and, when it has a `directory`, in
+pickle files there (one per key prefix), each written atomically when something new was
+added to it. The files are trusted like any build cache (a `__pycache__`): keep them where
+only you can write. A file that does not load, or comes from another toolkit build, is
+ignored.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pickle
 import sys
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,9 +42,11 @@ from .model import ToolDefinition
 
 T = TypeVar("T")
 
-CACHE_FORMAT = 1
-"""Version of the entry layout; part of every key and of the file name."""
-FILE_NAME = f"tools-v{CACHE_FORMAT}.pickle"
+CACHE_FORMAT = 2
+"""Version of the entry layout; part of every key and of the directory name."""
+SHARDS = f"tools-v{CACHE_FORMAT}"
+"""The folder inside the cache directory: one pickle file per two-hex-digit key prefix, so
+saving after a few tools changed rewrites a few small files, not the whole cache."""
 DEFAULT_CAPACITY = 50_000
 """Most entries kept on disk; the least recently used go first."""
 
@@ -68,28 +71,80 @@ def _relative(pointer: str, base: str) -> str:
     return pointer[len(base) :] if pointer.startswith(base) else pointer
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
     """What one tool's definition compiled to, independent of where the tool sits in its
-    file: the validation and normalization `problems`, and the tool built alone (None when
-    there are errors). Diagnostic pointers are relative to the tool and carry no source."""
+    file: the validation and normalization `problems`; when there are no errors, the name
+    `claims` and `warnings` of its build alone, and its IR; and the renderers' `chunks` of
+    text by target. Diagnostic pointers are relative to the tool and carry no source.
 
-    problems: tuple[Diagnostic, ...]
-    prebuilt: Prebuilt | None
+    The IR is pickled on its own and loaded back only when asked for (`tool`): a warm
+    render that only needs each tool's text and claims never pays for rebuilding IR
+    objects, which is most of what loading a cache file would otherwise cost."""
+
+    __slots__ = ("_blob", "_tool", "chunks", "claims", "has_output", "problems", "warnings")
+
+    def __init__(
+        self,
+        problems: tuple[Diagnostic, ...],
+        claims: tuple[tuple[str, str], ...] | None,
+        warnings: tuple[Diagnostic, ...],
+        has_output: bool,
+        tool: ir.Tool | None = None,
+        blob: bytes | None = None,
+        chunks: dict[str, Any] | None = None,
+    ) -> None:
+        self.problems = problems
+        self.claims = claims
+        self.warnings = warnings
+        self.has_output = has_output
+        self._tool = tool
+        self._blob = blob
+        self.chunks: dict[str, Any] = chunks if chunks is not None else {}
 
     @staticmethod
     def of(
         definition: ToolDefinition, problems: Iterable[Diagnostic], prebuilt: Prebuilt | None
     ) -> Entry:
-        if prebuilt is not None:
-            prebuilt = prebuilt._replace(warnings=_detached(definition, prebuilt.warnings))
-        return Entry(_detached(definition, problems), prebuilt)
+        detached = _detached(definition, problems)
+        if prebuilt is None:
+            return Entry(detached, None, (), False)
+        warnings = _detached(definition, prebuilt.warnings)
+        output = prebuilt.tool.output is not None
+        return Entry(detached, prebuilt.claims, warnings, output, tool=prebuilt.tool)
+
+    @property
+    def built(self) -> bool:
+        """Whether the definition compiled (no errors), so there is a tool."""
+        return self.claims is not None
+
+    @property
+    def loaded(self) -> bool:
+        return self._tool is not None
+
+    @property
+    def tool(self) -> ir.Tool:
+        """The tool's IR, unpickled on first use."""
+        if self._tool is None:
+            assert self._blob is not None, "an entry with errors has no tool"
+            self._tool = pickle.loads(self._blob)
+        return self._tool
+
+    def prebuilt(self) -> Prebuilt | None:
+        if self.claims is None:
+            return None
+        return Prebuilt(self.tool, self.claims, self.warnings)
 
     def located_problems(self, definition: ToolDefinition) -> list[Diagnostic]:
         return _located(definition, self.problems)
 
     def located_warnings(self, definition: ToolDefinition) -> list[Diagnostic]:
-        return _located(definition, self.prebuilt.warnings if self.prebuilt else ())
+        return _located(definition, self.warnings)
+
+    def __reduce__(self) -> Any:
+        if self._blob is None and self._tool is not None:
+            self._blob = pickle.dumps(self._tool, protocol=pickle.HIGHEST_PROTOCOL)
+        fields = (self.problems, self.claims, self.warnings, self.has_output, None, self._blob)
+        return (Entry, (*fields, self.chunks))
 
 
 def _detached(definition: ToolDefinition, found: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
@@ -107,7 +162,6 @@ def _located(definition: ToolDefinition, found: Iterable[Diagnostic]) -> list[Di
 @dataclass
 class _Slot:
     entry: Entry
-    chunks: dict[str, Any] = field(default_factory=dict)
     used: float = 0.0
 
 
@@ -124,9 +178,10 @@ class ToolCache:
         self.directory = Path(directory) if directory is not None else None
         self.capacity = capacity
         self._slots: dict[str, _Slot] = {}
-        self._by_tool: dict[int, tuple[ir.Tool, _Slot]] = {}
+        self._by_tool: dict[int, tuple[ir.Tool, Entry]] = {}
         self._loaded = self.directory is None
-        self._dirty = False
+        self._dirty: set[str] = set()
+        self._key_of: dict[int, str] = {}
         self.hits = 0
         self.misses = 0
 
@@ -167,21 +222,27 @@ class ToolCache:
             return None
         self.hits += 1
         slot.used = time.time()
-        self._remember(slot)
+        self._key_of[id(slot.entry)] = key
+        self._remember(slot.entry)
         return slot.entry
 
     def put(self, key: str, entry: Entry) -> None:
         self._load()
-        slot = _Slot(entry, used=time.time())
-        self._slots[key] = slot
-        self._remember(slot)
-        self._dirty = True
+        self._slots[key] = _Slot(entry, used=time.time())
+        self._key_of[id(entry)] = key
+        self._remember(entry)
+        self._dirty.add(key[:2])
 
-    def _remember(self, slot: _Slot) -> None:
-        """Index the slot by its tool's identity, for `chunk`."""
-        if slot.entry.prebuilt is not None:
-            tool = slot.entry.prebuilt.tool
-            self._by_tool[id(tool)] = (tool, slot)
+    def _remember(self, entry: Entry) -> None:
+        """Index a loaded entry by its tool's identity, for `chunk`."""
+        if entry.loaded:
+            self._by_tool[id(entry.tool)] = (entry.tool, entry)
+
+    def prebuilt(self, entry: Entry) -> Prebuilt | None:
+        """The entry's tool built alone, its IR loaded (and indexed for `chunk`)."""
+        prebuilt = entry.prebuilt()
+        self._remember(entry)
+        return prebuilt
 
     def __len__(self) -> int:
         self._load()
@@ -194,55 +255,78 @@ class ToolCache:
         found = self._by_tool.get(id(tool))
         if found is None or found[0] is not tool:
             return make(tool)
-        slot = found[1]
-        if target in slot.chunks:
-            result: T = slot.chunks[target]
+        return self.entry_chunk(found[1], target, make)
+
+    def entry_chunk(self, entry: Entry, target: str, make: Callable[[ir.Tool], T]) -> T:
+        """The entry's chunk for `target`, made from its tool (loading its IR) only when
+        not remembered yet."""
+        if target in entry.chunks:
+            result: T = entry.chunks[target]
             return result
-        made = make(tool)
-        slot.chunks[target] = made
-        self._dirty = True
+        made = make(entry.tool)
+        entry.chunks[target] = made
+        key = self._key_of.get(id(entry))
+        if key is not None:
+            self._dirty.add(key[:2])
         return made
 
     # --- the file -------------------------------------------------------------------------
 
-    def _file(self) -> Path | None:
-        return self.directory / FILE_NAME if self.directory is not None else None
+    def _shards(self) -> Path | None:
+        return self.directory / SHARDS if self.directory is not None else None
 
     def _load(self) -> None:
         if self._loaded:
             return
         self._loaded = True
-        path = self._file()
-        if path is None or not path.is_file():
+        folder = self._shards()
+        if folder is None or not folder.is_dir():
             return
-        try:
-            with paused_gc():  # many objects at once: see gcpause
-                fingerprint, stored = pickle.loads(path.read_bytes())
-        except Exception:  # a torn or foreign file is a cold cache, never an error
-            return
-        if fingerprint != code_fingerprint() or not isinstance(stored, dict):
-            return
-        for key, (entry, chunks, used) in stored.items():
-            self._slots.setdefault(key, _Slot(entry, dict(chunks), used))
+        fingerprint = code_fingerprint()
+        with paused_gc():  # many objects at once: see gcpause
+            for path in sorted(folder.glob("*.pickle")):
+                try:
+                    stored_fingerprint, stored = pickle.loads(path.read_bytes())
+                    if stored_fingerprint != fingerprint or not isinstance(stored, dict):
+                        continue
+                    for key, (entry, used) in stored.items():
+                        if isinstance(entry, Entry):
+                            self._slots.setdefault(key, _Slot(entry, used))
+                except Exception:  # a torn or foreign file is a cold shard, never an error
+                    continue
 
     def save(self) -> bool:
-        """Write the directory's file when entries or chunks were added (atomically: a
-        temporary file renamed over the old one). Returns whether it wrote."""
-        path = self._file()
-        if path is None or not self._dirty:
+        """Write the shard files that gained entries or chunks (each atomically: a temporary
+        file renamed over the old one), keeping the `capacity` most recently used entries.
+        Returns whether it wrote."""
+        folder = self._shards()
+        if folder is None or not self._dirty:
             return False
-        kept = sorted(self._slots.items(), key=lambda item: item[1].used, reverse=True)
-        stored = {key: (slot.entry, slot.chunks, slot.used) for key, slot in kept[: self.capacity]}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            with paused_gc():
-                data = pickle.dumps((code_fingerprint(), stored), protocol=pickle.HIGHEST_PROTOCOL)
-            temporary.write_bytes(data)
-            os.replace(temporary, path)
-        finally:
-            temporary.unlink(missing_ok=True)
-        self._dirty = False
+        if len(self._slots) > self.capacity:
+            kept = sorted(self._slots.items(), key=lambda item: item[1].used, reverse=True)
+            for key, _ in kept[self.capacity :]:
+                del self._slots[key]
+                self._dirty.add(key[:2])
+        grouped: dict[str, dict[str, tuple[Entry, float]]] = {shard: {} for shard in self._dirty}
+        for key, slot in self._slots.items():
+            if key[:2] in grouped:
+                grouped[key[:2]][key] = (slot.entry, slot.used)
+        folder.mkdir(parents=True, exist_ok=True)
+        fingerprint = code_fingerprint()
+        with paused_gc():
+            for shard, stored in sorted(grouped.items()):
+                path = folder / f"{shard}.pickle"
+                if not stored:
+                    path.unlink(missing_ok=True)
+                    continue
+                data = pickle.dumps((fingerprint, stored), protocol=pickle.HIGHEST_PROTOCOL)
+                temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                try:
+                    temporary.write_bytes(data)
+                    os.replace(temporary, path)
+                finally:
+                    temporary.unlink(missing_ok=True)
+        self._dirty = set()
         return True
 
     def save_or_warn(self) -> None:

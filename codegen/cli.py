@@ -327,13 +327,11 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_INVALID if errors else EXIT_OK
 
 
-def _compile(args: argparse.Namespace, cache: Any = None) -> Any:
+def _compile(args: argparse.Namespace) -> Any:
     """The catalog of the sources, or None after printing the errors (on stderr)."""
     from .pipeline import compile_sources
 
-    compiled = compile_sources(
-        args.sources, fmt=args.input_format, namespace=args.namespace, cache=cache
-    )
+    compiled = compile_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
     _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=args.quiet)
     return compiled.catalog
 
@@ -351,18 +349,30 @@ def _emit(text: str, output: str | None) -> None:
 def _sdk(args: argparse.Namespace) -> int:
     from importlib import import_module
 
-    cache = None
     if args.cache:
-        from .cache import ToolCache
-
-        cache = ToolCache(args.cache)
-    catalog = _compile(args, cache)
+        return _sdk_cached(args)
+    catalog = _compile(args)
     if catalog is None:
         return EXIT_INVALID
     module, function = SDK_TARGETS[args.lang]
-    _emit(getattr(import_module(module), function)(catalog, cache), args.output)
-    if cache is not None:
-        cache.save_or_warn()
+    _emit(getattr(import_module(module), function)(catalog), args.output)
+    return EXIT_OK
+
+
+def _sdk_cached(args: argparse.Namespace) -> int:
+    """`sdk --cache DIR`: unchanged tools come from the cache as finished text."""
+    from .cache import ToolCache
+    from .incremental import render_cached
+    from .load import load_sources
+
+    cache = ToolCache(args.cache)
+    loaded = load_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
+    rendered = render_cached(loaded.tools, loaded.diagnostics, cache, [args.lang])
+    _print_diagnostics(rendered.diagnostics, sys.stderr, errors_only=args.quiet)
+    if rendered.texts is None:
+        return EXIT_INVALID
+    _emit(rendered.texts[args.lang], args.output)
+    cache.save_or_warn()
     return EXIT_OK
 
 

@@ -169,7 +169,8 @@ def reserved_type_names() -> frozenset[str]:
 
 
 def nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
+    """NFKC normal form; ASCII text already is one."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 _ASCII_PARTS = re.compile("[A-Za-z0-9]+")
@@ -203,7 +204,7 @@ def camel_case(text: str) -> str:
     upper-case the head of each part, join. `read_file` -> `ReadFile`, `my-mcp.tool` ->
     `MyMcpTool`, `HTTPGet` -> `HTTPGet`. May return `""`."""
     if text.isascii():  # the common case, without per-character Unicode checks
-        return "".join(part[0].upper() + part[1:] for part in _ASCII_PARTS.findall(text))
+        return "".join([part[0].upper() + part[1:] for part in _ASCII_PARTS.findall(text)])
     parts: list[str] = []
     current: list[str] = []
     for char in nfkc(text):

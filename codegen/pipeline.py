@@ -17,8 +17,8 @@ from . import ir
 from .build import (
     Reusable,
     SchemaInput,
+    assemble_catalog,
     build_catalog,
-    build_catalog_reusing,
     build_tool_alone,
 )
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
@@ -100,44 +100,69 @@ def _compile_cached(
     definitions: tuple[ToolDefinition, ...], diagnostics: Iterable[Diagnostic], cache: ToolCache
 ) -> Compiled | None:
     """Each tool from the cache or compiled and built alone, then assembled; None (compile
-    normally) when a definition is not plain JSON data and so has no key."""
+    normally) when a definition is not plain data and so has no key."""
+    with deep_recursion(), paused_gc():
+        gathered = cached_entries(definitions, diagnostics, cache)
+        if gathered is None:
+            return None
+        entries, fresh, problems = gathered
+        if has_errors(problems):
+            return Compiled(None, definitions, sort_diagnostics(problems))
+        assembled = assemble_catalog(reusable_members(definitions, entries, fresh))
+        tools = []
+        for index, tool in zip(assembled.order, assembled.rebuilt, strict=True):
+            if tool is None:
+                prebuilt = cache.prebuilt(entries[index])
+                assert prebuilt is not None  # only a definition with errors has none
+                tool = prebuilt.tool
+            tools.append(tool)
+    for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
+        if index in assembled.warnings:
+            problems.extend(assembled.warnings[index])
+        else:
+            problems.extend(entry.located_warnings(definition))
+    catalog = ir.Catalog(tuple(tools))
+    return Compiled(catalog, definitions, sort_diagnostics(problems))
+
+
+def reusable_members(
+    definitions: Sequence[ToolDefinition], entries: Sequence[Entry], fresh: dict[int, SchemaInput]
+) -> list[Reusable]:
+    """The cached entries as members for `build.assemble_catalog` (no errors among them)."""
+    members = []
+    for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
+        assert entry.claims is not None  # only a definition with errors has none
+        again = partial(_prepared_again, definition, fresh.get(index))
+        members.append(Reusable(definition.name, entry.has_output, entry.claims, again))
+    return members
+
+
+def cached_entries(
+    definitions: tuple[ToolDefinition, ...], diagnostics: Iterable[Diagnostic], cache: ToolCache
+) -> tuple[list[Entry], dict[int, SchemaInput], list[Diagnostic]] | None:
+    """Every definition's cache entry (compiled and built alone on a miss), the normalized
+    inputs of the misses by index, and the load, uniqueness and per-tool problems; None when
+    a definition has no key."""
     from .cache import Entry
 
     problems = list(diagnostics)
+    problems.extend(check_unique_names(definitions))
     entries: list[Entry] = []
     fresh: dict[int, SchemaInput] = {}
-    with deep_recursion(), paused_gc():
-        problems.extend(check_unique_names(definitions))
-        for index, definition in enumerate(definitions):
-            key = cache.key(definition)
-            if key is None:
-                return None
-            entry = cache.get(key)
-            if entry is None:
-                schema_input, found = _prepare(definition)
-                prebuilt = None if has_errors(found) else build_tool_alone(schema_input)
-                entry = Entry.of(definition, found, prebuilt)
-                cache.put(key, entry)
-                fresh[index] = schema_input
-            entries.append(entry)
-            problems.extend(entry.located_problems(definition))
-        if has_errors(problems):
-            return Compiled(None, definitions, sort_diagnostics(problems))
-        members = []
-        for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
-            prebuilt = entry.prebuilt
-            assert prebuilt is not None  # only a definition with errors has none
-            again = partial(_prepared_again, definition, fresh.get(index))
-            members.append(
-                Reusable(definition.name, prebuilt.tool.output is not None, prebuilt, again)
-            )
-        catalog, rebuilt = build_catalog_reusing(members)
-    for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
-        if index in rebuilt:
-            problems.extend(rebuilt[index])
-        else:
-            problems.extend(entry.located_warnings(definition))
-    return Compiled(catalog, definitions, sort_diagnostics(problems))
+    for index, definition in enumerate(definitions):
+        key = cache.key(definition)
+        if key is None:
+            return None
+        entry = cache.get(key)
+        if entry is None:
+            schema_input, found = _prepare(definition)
+            prebuilt = None if has_errors(found) else build_tool_alone(schema_input)
+            entry = Entry.of(definition, found, prebuilt)
+            cache.put(key, entry)
+            fresh[index] = schema_input
+        entries.append(entry)
+        problems.extend(entry.located_problems(definition))
+    return entries, fresh, problems
 
 
 def _prepared_again(definition: ToolDefinition, known: SchemaInput | None) -> SchemaInput:

@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import pickle
+import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ from typing import Any
 import pytest
 
 from codegen import cache as cache_module
-from codegen.cache import FILE_NAME, ToolCache
+from codegen.cache import SHARDS, ToolCache
 from codegen.cli import main
+from codegen.incremental import render_cached
 from codegen.load import load_sources, load_value
 from codegen.model import ToolDefinition
 from codegen.pipeline import Compiled, compile_definitions
@@ -181,7 +183,8 @@ def test_disk_round_trip_gives_the_same_bytes(tmp_path: Path) -> None:
     rendered(compile_definitions(loaded.tools, loaded.diagnostics, writer), writer)
     assert writer.save() is True
     assert writer.save() is False  # nothing new since
-    assert [p.name for p in tmp_path.iterdir()] == [FILE_NAME]
+    assert [p.name for p in tmp_path.iterdir()] == [SHARDS]
+    assert all(p.suffix == ".pickle" and len(p.stem) == 2 for p in (tmp_path / SHARDS).iterdir())
     reader = ToolCache(tmp_path)
     compiled = compile_definitions(loaded.tools, loaded.diagnostics, reader)
     assert reader.hits == len(loaded.tools) and reader.misses == 0
@@ -194,7 +197,9 @@ def test_disk_round_trip_gives_the_same_bytes(tmp_path: Path) -> None:
     ids=["empty", "garbage", "other-fingerprint", "wrong-shape"],
 )
 def test_a_bad_cache_file_is_a_cold_cache(tmp_path: Path, content: bytes) -> None:
-    (tmp_path / FILE_NAME).write_bytes(content)
+    (tmp_path / SHARDS).mkdir()
+    for shard in ("00", "7f", "ff"):
+        (tmp_path / SHARDS / f"{shard}.pickle").write_bytes(content)
     definitions = definitions_of(COLLIDING)
     memo = ToolCache(tmp_path)
     compiled = compile_definitions(definitions, cache=memo)
@@ -237,7 +242,7 @@ def test_cli_sdk_with_a_cache(tmp_path: Path) -> None:
 
     plain = run()
     assert run("--cache", str(tmp_path / "cache")) == plain
-    assert (tmp_path / "cache" / FILE_NAME).is_file()
+    assert any((tmp_path / "cache" / SHARDS).glob("*.pickle"))
     assert run("--cache", str(tmp_path / "cache")) == plain
 
 
@@ -276,7 +281,7 @@ def test_build_reads_the_cache_key_and_check_leaves_the_cache_alone(
         assert main(["build", "--quiet", "--check"]) == 1
         assert not (tmp_path / ".codegen-cache").exists()
         assert main(["build", "--quiet"]) == 0
-        assert (tmp_path / ".codegen-cache" / FILE_NAME).is_file()
+        assert any((tmp_path / ".codegen-cache" / SHARDS).glob("*.pickle"))
         assert main(["build", "--quiet", "--check"]) == 0
     uncached = tmp_path / "plain"
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
@@ -304,3 +309,81 @@ def test_in_memory_definitions_keep_their_identity_free_keys() -> None:
     memo = ToolCache()
     assert memo.key(one) == memo.key(two)
     assert memo.key(one) != memo.key(dataclasses.replace(one, source="other.json"))
+
+
+# --- SDK text without the IR (codegen.incremental) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES,
+    ids=lambda p: p.stem,
+)
+def test_render_cached_equals_uncached(path: Path) -> None:
+    loaded = load_sources([str(path)])
+    plain = compile_definitions(loaded.tools, loaded.diagnostics)
+    memo = ToolCache()
+    for _ in range(2):  # cold, then from the cache
+        rendered = render_cached(loaded.tools, loaded.diagnostics, memo, ["python", "typescript"])
+        assert rendered.diagnostics == plain.diagnostics
+        if plain.catalog is None:
+            assert rendered.texts is None
+            continue
+        assert rendered.texts == {
+            "python": render_python_sdk(plain.catalog),
+            "typescript": render_typescript_sdk(plain.catalog),
+        }
+
+
+def test_render_cached_with_colliding_names_falls_back_to_the_same_bytes() -> None:
+    definitions = definitions_of(COLLIDING)
+    plain = compile_definitions(definitions)
+    assert plain.catalog is not None
+    memo = ToolCache()
+    for _ in range(2):
+        rendered = render_cached(definitions, (), memo, ["python"])
+        assert rendered.texts == {"python": render_python_sdk(plain.catalog)}
+        assert rendered.diagnostics == plain.diagnostics
+
+
+def test_a_warm_render_from_disk_loads_no_ir(tmp_path: Path) -> None:
+    tools = [
+        {
+            "name": f"tool_{i}",
+            "inputSchema": obj(q={"type": "string"}, n=obj(k={"type": "integer"})),
+        }
+        for i in range(30)
+    ]
+    writer = ToolCache(tmp_path)
+    render_cached(definitions_of(tools), (), writer, ["python", "typescript"])
+    writer.save()
+    tools[3] = {**tools[3], "description": "Changed."}
+    changed = definitions_of(tools)
+    reader = ToolCache(tmp_path)
+    rendered = render_cached(changed, (), reader, ["python", "typescript"])
+    expected = compile_definitions(changed)
+    assert expected.catalog is not None
+    assert rendered.texts == {
+        "python": render_python_sdk(expected.catalog),
+        "typescript": render_typescript_sdk(expected.catalog),
+    }
+    assert reader.hits == 29 and reader.misses == 1
+    loaded = [slot.entry.loaded for slot in reader._slots.values() if slot.entry.built]
+    assert loaded.count(True) == 1  # only the changed tool, built just now
+
+
+def test_saving_after_one_change_rewrites_one_shard(tmp_path: Path) -> None:
+    tools = [{"name": f"tool_{i}", "inputSchema": obj(q={"type": "string"})} for i in range(60)]
+    writer = ToolCache(tmp_path)
+    render_cached(definitions_of(tools), (), writer, ["python"])
+    writer.save()
+    shards = {p.name: p.stat().st_mtime_ns for p in (tmp_path / SHARDS).iterdir()}
+    assert len(shards) > 10
+    tools[7] = {**tools[7], "description": "Changed."}
+    changed = ToolCache(tmp_path)
+    render_cached(definitions_of(tools), (), changed, ["python"])
+    time.sleep(0.01)
+    assert changed.save() is True
+    after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / SHARDS).iterdir()}
+    rewritten = [name for name in after if after[name] != shards.get(name)]
+    assert len(rewritten) == 1

@@ -10,8 +10,7 @@ layout is `black`'s (see `pyformat`), so the output needs no formatter.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from .. import ir
@@ -456,9 +455,9 @@ def tool_member(tool: ir.Tool) -> str:
     return "\n".join(lines)
 
 
-@dataclass(frozen=True, slots=True)
-class PythonChunk:
-    """Everything the Python SDK holds for one tool, as finished text."""
+class PythonChunk(NamedTuple):
+    """Everything the Python SDK holds for one tool, as finished text (a named tuple: a
+    cache stores thousands and loads them back fast)."""
 
     declarations: tuple[str, ...]
     member: str
@@ -473,15 +472,19 @@ def render_python_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str
     """The Python SDK module for a catalog. `memo` reuses the text of tools rendered
     before (see `codegen.cache`)."""
     with paused_gc():
-        chunks = tool_chunks(catalog, "python", python_chunk, memo)
-        members = [chunk.member for chunk in chunks]
-        if not any(chunk.is_method for chunk in chunks):
-            members.append(f"{fmt.INDENT}pass")  # a class body needs one statement
-        return render(
-            "python/sdk.py.jinja",
-            declarations=[block for chunk in chunks for block in chunk.declarations],
-            members=members,
-        )
+        return python_sdk_from_chunks(tool_chunks(catalog, "python", python_chunk, memo))
+
+
+def python_sdk_from_chunks(chunks: Sequence[PythonChunk]) -> str:
+    """The module around the tools' chunks, in catalog order."""
+    members = [chunk.member for chunk in chunks]
+    if not any(chunk.is_method for chunk in chunks):
+        members.append(f"{fmt.INDENT}pass")  # a class body needs one statement
+    return render(
+        "python/sdk.py.jinja",
+        declarations=[block for chunk in chunks for block in chunk.declarations],
+        members=members,
+    )
 
 
 def json_schema_to_py(schema: Any) -> str:

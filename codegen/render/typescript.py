@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -345,8 +344,7 @@ def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class TypeScriptChunk:
+class TypeScriptChunk(NamedTuple):
     """Everything the declarations file holds for one tool: its types and its entries in
     `ToolArgsMap` (with its title and description) and `ToolOutputMap`."""
 
@@ -365,7 +363,7 @@ def typescript_chunk(tool: ir.Tool) -> TypeScriptChunk:
     )
 
 
-def tool_maps(chunks: list[TypeScriptChunk]) -> tuple[Declaration, Declaration]:
+def tool_maps(chunks: Sequence[TypeScriptChunk]) -> tuple[Declaration, Declaration]:
     """`ToolArgsMap` and `ToolOutputMap` (a tool without an output schema returns any JSON
     value)."""
     return (
@@ -377,7 +375,10 @@ def tool_maps(chunks: list[TypeScriptChunk]) -> tuple[Declaration, Declaration]:
 def declarations(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> list[str]:
     """Every declaration that depends on the tool set, laid out, in output order: each
     tool's named types (tools in code-point order), then the two maps."""
-    chunks = tool_chunks(catalog, "typescript", typescript_chunk, memo)
+    return declarations_from_chunks(tool_chunks(catalog, "typescript", typescript_chunk, memo))
+
+
+def declarations_from_chunks(chunks: Sequence[TypeScriptChunk]) -> list[str]:
     blocks = [block for chunk in chunks for block in chunk.declarations]
     blocks.extend(declaration_text(d) for d in tool_maps(chunks))
     return blocks
@@ -396,3 +397,8 @@ def render_typescript_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) ->
     `memo` reuses the text of tools rendered before (see `codegen.cache`)."""
     with paused_gc():
         return render(TEMPLATE, declarations=declarations(catalog, memo))
+
+
+def typescript_sdk_from_chunks(chunks: Sequence[TypeScriptChunk]) -> str:
+    """The declarations file around the tools' chunks, in catalog order."""
+    return render(TEMPLATE, declarations=declarations_from_chunks(chunks))
