@@ -111,13 +111,7 @@ def build_catalog(tools: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagno
     """The IR of a whole catalog, tools in code-point order of their names."""
     ordered = sorted(tools, key=lambda t: t.name)
     allocator = NameAllocator()
-    roots = [
-        (
-            allocator.claim(type_base(t.name) + "Args"),
-            allocator.claim(type_base(t.name) + "Output") if t.output else "",
-        )
-        for t in ordered
-    ]
+    roots = [_claim_roots(allocator, t.name, t.output is not None) for t in ordered]
     diagnostics: list[Diagnostic] = []
     built = []
     for tool, (args_name, output_name) in zip(ordered, roots, strict=True):
@@ -134,12 +128,18 @@ class Prebuilt(NamedTuple):
     warnings: tuple[Diagnostic, ...]
 
 
+def _claim_roots(allocator: NameAllocator, name: str, has_output: bool) -> tuple[str, str]:
+    """A tool's root type names, `<Tool>Args` and `<Tool>Output` (`""` without an output),
+    claimed before any of the catalog's nested names."""
+    args_name = allocator.claim(type_base(name) + "Args")
+    return args_name, allocator.claim(type_base(name) + "Output") if has_output else ""
+
+
 def build_tool_alone(tool: SchemaInput) -> Prebuilt:
     """One tool built with a name allocator of its own; `assemble_catalog` can drop it
     into a catalog when the catalog's other tools leave its names free."""
     allocator = NameAllocator()
-    args_name = allocator.claim(type_base(tool.name) + "Args")
-    output_name = allocator.claim(type_base(tool.name) + "Output") if tool.output else ""
+    args_name, output_name = _claim_roots(allocator, tool.name, tool.output is not None)
     diagnostics: list[Diagnostic] = []
     built = _ToolBuilder(tool, allocator, diagnostics).build(args_name, output_name)
     return Prebuilt(built, tuple(allocator.claims), tuple(diagnostics))
@@ -173,13 +173,7 @@ def assemble_catalog(members: Sequence[Reusable]) -> Assembled:
     them."""
     order = sorted(range(len(members)), key=lambda i: members[i].name)
     allocator = NameAllocator()
-    roots = [
-        (
-            allocator.claim(type_base(members[i].name) + "Args"),
-            allocator.claim(type_base(members[i].name) + "Output") if members[i].has_output else "",
-        )
-        for i in order
-    ]
+    roots = [_claim_roots(allocator, members[i].name, members[i].has_output) for i in order]
     rebuilt: list[ir.Tool | None] = []
     warnings: dict[int, list[Diagnostic]] = {}
     for index, (args_name, output_name) in zip(order, roots, strict=True):
@@ -320,6 +314,9 @@ class _ToolBuilder:
         named type, `inline` how many inline containers enclose it."""
         if not isinstance(schema, dict):
             return ir.AnyType()
+        leaf = self._leaf(schema)
+        if leaf is not None:
+            return leaf
         key = id(schema)
         if key in self.memo:
             result = self.memo[key]
@@ -366,6 +363,12 @@ class _ToolBuilder:
                 schema, None, f"a type expression nested deeper than {EXPRESSION_LIMIT} levels"
             )
         return node
+
+    def _leaf(self, schema: Any) -> ir.TypeNode | None:
+        """What the walk gives for a plain primitive node or a short union of them (most
+        nodes of real catalogs: strings, numbers, booleans and their nullables), without
+        its bookkeeping; None for any other node, or one too deep for the shortcut."""
+        return _plain_leaf_type(schema) if len(self.busy) + 1 < DEPTH_LIMIT else None
 
     def _cycle(self, schema: dict[str, Any], hint: str, degenerate: bool) -> ir.TypeNode:
         """A node reached again while it is being built: objects already have a name;
@@ -645,12 +648,9 @@ class _ToolBuilder:
         required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
         required_keys = frozenset(required)  # a set: `in` on the list is quadratic
         fields = []
-        shallow = len(self.busy) + 1 < DEPTH_LIMIT
         for key, prop in properties.items():
-            leaf = _plain_leaf_type(prop) if shallow else None
-            if leaf is not None:
-                # What `node` returns for it, without the walk's bookkeeping: most fields
-                # of real catalogs are plain strings, numbers, booleans or their nullables.
+            leaf = self._leaf(prop)
+            if leaf is not None:  # before naming a type it will not need
                 fields.append(ir.Field(key, leaf, key in required_keys, extract_docs(prop)))
                 continue
             field_hint = name + (camel_case(key) or "Field")

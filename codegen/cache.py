@@ -129,11 +129,6 @@ class Entry:
             self._tool = pickle.loads(self._blob)
         return self._tool
 
-    def prebuilt(self) -> Prebuilt | None:
-        if self.claims is None:
-            return None
-        return Prebuilt(self.tool, self.claims, self.warnings)
-
     def located_problems(self, definition: ToolDefinition) -> list[Diagnostic]:
         return _located(definition, self.problems)
 
@@ -238,11 +233,11 @@ class ToolCache:
         if entry.loaded:
             self._by_tool[id(entry.tool)] = (entry.tool, entry)
 
-    def prebuilt(self, entry: Entry) -> Prebuilt | None:
-        """The entry's tool built alone, its IR loaded (and indexed for `chunk`)."""
-        prebuilt = entry.prebuilt()
+    def tool(self, entry: Entry) -> ir.Tool:
+        """The entry's tool, its IR loaded (and indexed for `chunk`)."""
+        tool = entry.tool
         self._remember(entry)
-        return prebuilt
+        return tool
 
     def __len__(self) -> int:
         self._load()

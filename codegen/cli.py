@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from .errors import CodegenError, Diagnostic, UsageError
 from .gcpause import paused_gc
+from .render.sdks import LANGUAGES
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -22,12 +23,6 @@ EPILOG = """exit status:
   1  invalid input: the diagnostics say what and where
   2  bad usage, an unreadable source, or an internal error
 """
-
-SDK_TARGETS = {
-    "python": ("codegen.render.python", "render_python_sdk"),
-    "typescript": ("codegen.render.typescript", "render_typescript_sdk"),
-}
-"""Language -> (module, function) of the SDK renderers, imported only when used."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Diagnostics go to stderr; nothing is written when there are errors.",
     )
     _add_sources(sdk)
-    sdk.add_argument("--lang", required=True, choices=sorted(SDK_TARGETS), help="target language")
+    sdk.add_argument("--lang", required=True, choices=LANGUAGES, help="target language")
     sdk.add_argument(
         "--cache",
         metavar="DIR",
@@ -347,15 +342,14 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def _sdk(args: argparse.Namespace) -> int:
-    from importlib import import_module
-
     if args.cache:
         return _sdk_cached(args)
     catalog = _compile(args)
     if catalog is None:
         return EXIT_INVALID
-    module, function = SDK_TARGETS[args.lang]
-    _emit(getattr(import_module(module), function)(catalog), args.output)
+    from .render.sdks import sdk_renderer
+
+    _emit(sdk_renderer(args.lang).render(catalog, None), args.output)
     return EXIT_OK
 
 

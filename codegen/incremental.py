@@ -5,23 +5,29 @@ cache. Each SDK is assembled from the tools' cached chunks of text, in catalog o
 new or changed tools are built and laid out, a tool whose names another tool takes first
 is built again in place (`build.assemble_catalog` decides, numbering it exactly as the
 uncached build does), and a cached tool's IR is loaded only when it has no chunk for that
-language yet. A definition that is not plain data (no cache key) takes the uncached path.
+language yet. Definitions of which one is not plain data (no cache key) take the uncached
+path.
 This is what makes a warm `codegen sdk --cache` cheap in a fresh process, where loading
 every tool's IR from the cache file would cost most of a cold render.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .build import assemble_catalog
 from .cache import ToolCache
 from .errors import Diagnostic, has_errors, sort_diagnostics
 from .gcpause import paused_gc
 from .model import ToolDefinition
-from .pipeline import cached_entries, compile_definitions, reusable_members
+from .pipeline import (
+    assembled_warnings,
+    cached_entries,
+    compile_definitions,
+    reusable_members,
+)
+from .render.sdks import sdk_renderer
 from .validate import deep_recursion
 
 
@@ -34,23 +40,6 @@ class Rendered:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def _languages() -> dict[
-    str, tuple[Callable[[Any], Any], Callable[[Any], str], Callable[..., str]]
-]:
-    """Language -> (chunk of one tool, SDK from chunks, SDK from a catalog)."""
-    from .render.python import python_chunk, python_sdk_from_chunks, render_python_sdk
-    from .render.typescript import (
-        render_typescript_sdk,
-        typescript_chunk,
-        typescript_sdk_from_chunks,
-    )
-
-    return {
-        "python": (python_chunk, python_sdk_from_chunks, render_python_sdk),
-        "typescript": (typescript_chunk, typescript_sdk_from_chunks, render_typescript_sdk),
-    }
-
-
 def render_cached(
     definitions: Iterable[ToolDefinition],
     diagnostics: Iterable[Diagnostic],
@@ -60,7 +49,7 @@ def render_cached(
     """The SDKs of `languages` ("python", "typescript") for the definitions."""
     definitions = tuple(definitions)
     diagnostics = tuple(diagnostics)
-    renderers = _languages()
+    renderers = {language: sdk_renderer(language) for language in languages}
     with deep_recursion(), paused_gc():
         gathered = cached_entries(definitions, diagnostics, cache)
         if gathered is not None:
@@ -68,25 +57,21 @@ def render_cached(
             if has_errors(problems):
                 return Rendered(None, sort_diagnostics(problems))
             assembled = assemble_catalog(reusable_members(definitions, entries, fresh))
-            for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
-                if index in assembled.warnings:
-                    problems.extend(assembled.warnings[index])
-                else:
-                    problems.extend(entry.located_warnings(definition))
+            problems.extend(assembled_warnings(definitions, entries, assembled))
             texts = {}
-            for language in languages:
-                make, assemble, _ = renderers[language]
+            for language, renderer in renderers.items():
                 chunks = [
-                    make(tool)
+                    renderer.chunk(tool)
                     if tool is not None
-                    else cache.entry_chunk(entries[i], language, make)
+                    else cache.entry_chunk(entries[i], language, renderer.chunk)
                     for i, tool in zip(assembled.order, assembled.rebuilt, strict=True)
                 ]
-                texts[language] = assemble(chunks)
+                texts[language] = renderer.assemble(chunks)
             return Rendered(texts, sort_diagnostics(problems))
-    compiled = compile_definitions(definitions, diagnostics, cache)
+    # A definition without a key (not plain data): nothing here can be cached.
+    compiled = compile_definitions(definitions, diagnostics)
     if compiled.catalog is None:
         return Rendered(None, compiled.diagnostics)
     catalog = compiled.catalog
-    texts = {language: renderers[language][2](catalog, cache) for language in languages}
+    texts = {language: renderer.render(catalog, None) for language, renderer in renderers.items()}
     return Rendered(texts, compiled.diagnostics)

@@ -304,24 +304,21 @@ class NameAllocator:
         return name
 
     def replay(self, claims: Sequence[tuple[str, str]]) -> bool:
-        """Make recorded claims again, all or none: True (and claimed) when every base would
-        get the name it got when recorded, False (and nothing claimed) otherwise."""
-        taken: set[str] = set()
-        counters: dict[str, int] = {}
+        """Make recorded claims again, all or none: True (and claimed) when every base gets
+        the name it got when recorded, False (and nothing claimed) otherwise."""
+        counters = {base: self._next.get(base) for base, _ in claims}
+        start = len(self.claims)
         for base, expected in claims:
-            name = base
-            if name in taken or name in self:
-                number = counters.get(base) or self._next.get(base, 2)
-                while f"{base}{number}" in taken or f"{base}{number}" in self:
-                    number += 1
-                counters[base] = number + 1
-                name = f"{base}{number}"
-            if name != expected:
+            if self.claim(base) != expected:
+                for _, name in self.claims[start:]:
+                    self._taken.discard(name)
+                del self.claims[start:]
+                for base_, number in counters.items():
+                    if number is None:
+                        self._next.pop(base_, None)
+                    else:
+                        self._next[base_] = number
                 return False
-            taken.add(name)
-        self._taken |= taken
-        self._next.update(counters)
-        self.claims.extend(claims)
         return True
 
     def __contains__(self, name: str) -> bool:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import ir
 from .build import (
+    Assembled,
     Reusable,
     SchemaInput,
     assemble_catalog,
@@ -111,18 +112,24 @@ def _compile_cached(
         assembled = assemble_catalog(reusable_members(definitions, entries, fresh))
         tools = []
         for index, tool in zip(assembled.order, assembled.rebuilt, strict=True):
-            if tool is None:
-                prebuilt = cache.prebuilt(entries[index])
-                assert prebuilt is not None  # only a definition with errors has none
-                tool = prebuilt.tool
-            tools.append(tool)
-    for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
-        if index in assembled.warnings:
-            problems.extend(assembled.warnings[index])
-        else:
-            problems.extend(entry.located_warnings(definition))
+            tools.append(cache.tool(entries[index]) if tool is None else tool)
+    problems.extend(assembled_warnings(definitions, entries, assembled))
     catalog = ir.Catalog(tuple(tools))
     return Compiled(catalog, definitions, sort_diagnostics(problems))
+
+
+def assembled_warnings(
+    definitions: Sequence[ToolDefinition], entries: Sequence[Entry], assembled: Assembled
+) -> list[Diagnostic]:
+    """The build warnings of an assembled catalog: a rebuilt tool's own, a reused tool's
+    from its entry, placed at the definition."""
+    found: list[Diagnostic] = []
+    for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
+        if index in assembled.warnings:
+            found.extend(assembled.warnings[index])
+        else:
+            found.extend(entry.located_warnings(definition))
+    return found
 
 
 def reusable_members(

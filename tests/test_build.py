@@ -291,3 +291,17 @@ def test_required_only_arms_fold_into_one_object_with_a_note() -> None:
     )
     assert mixed.catalog is not None
     assert [t.name for t in mixed.catalog.types] == ["TArgs1", "TArgs2", "TArgs"]
+
+
+def test_replay_claims_all_or_nothing() -> None:
+    alone = NameAllocator(frozenset())
+    recorded = [alone.claim(base) for base in ("A", "A", "B")]
+    assert recorded == ["A", "A2", "B"]
+    claims = list(zip(("A", "A", "B"), recorded, strict=True))
+    free = NameAllocator(frozenset())
+    assert free.replay(claims) and "A2" in free and free.claim("A") == "A3"
+    busy = NameAllocator(frozenset())
+    busy.claim("B")
+    assert not busy.replay(claims)
+    assert "A" not in busy and "A2" not in busy and busy.claims == [("B", "B")]
+    assert busy.claim("A") == "A" and busy.claim("A") == "A2"  # counters as before

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 from .. import ir
 from ..errors import UsageError
+from ..render.sdks import LANGUAGES
 from .config import (
     DEFAULT_MODULE,
-    LANGUAGES,
     ProjectConfig,
     check_format,
     check_module,
@@ -117,24 +117,28 @@ def output_plan(
     are imported here, not at module import, so `codegen --help` stays fast. `memo` (a
     `ToolCache`) lets the SDKs and prompt sections reuse unchanged tools' text."""
     from ..render.catalog import render_catalog
-    from ..render.python import render_python_sdk
-    from ..render.section import render_python_section, render_typescript_section
-    from ..render.typescript import render_typescript_sdk
+    from ..render.sdks import sdk_renderer
 
     name = settings.module
-    sdks = {"python": (".py", render_python_sdk), "typescript": (".d.ts", render_typescript_sdk)}
-    sections = {"python": render_python_section, "typescript": render_typescript_section}
     plan: list[tuple[str, Callable[[ir.Catalog], str]]] = []
-    for language in settings.languages:
-        suffix, renderer = sdks[language]
-        plan.append((name + suffix, partial(renderer, memo=memo)))
-    for language in settings.languages:
-        plan.append((f"{name}.prompt.{language}.md", partial(sections[language], memo=memo)))
+    renderers = [(language, sdk_renderer(language)) for language in settings.languages]
+    for _, renderer in renderers:
+        plan.append((name + renderer.suffix, partial(_with_memo, renderer.render, memo)))
+    for language, renderer in renderers:
+        plan.append((f"{name}.prompt.{language}.md", partial(_with_memo, renderer.section, memo)))
     # The catalogs spell types in TypeScript unless only the Python SDK is built.
     spelling = "typescript" if "typescript" in settings.languages else "python"
     for fmt in ("md", "json"):
         plan.append((f"{name}.catalog.{fmt}", partial(render_catalog, fmt=fmt, language=spelling)))
     return plan
+
+
+def _with_memo(
+    render: Callable[[ir.Catalog, ChunkMemo | None], str],
+    memo: ChunkMemo | None,
+    catalog: ir.Catalog,
+) -> str:
+    return render(catalog, memo)
 
 
 def render_outputs(

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..render.sdks import LANGUAGES
 
 TABLE = "tool.codegen"
-LANGUAGES = ("python", "typescript")
-"""The SDK languages `build` renders, in output order."""
 
 DEFAULT_MODULE = "tools"
 
