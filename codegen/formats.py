@@ -5,7 +5,8 @@ Formats: our own / MCP (`inputSchema`), an MCP `tools/list` result, OpenAI Chat 
 tools, Anthropic tools (`input_schema`), BFCL function docs (`parameters` in the BFCL
 dialect, or records with a `function` list) and ToolUniverse tool configs (`parameter`,
 `return_schema`). Containers: one tool, a list, or an object
-with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored).
+with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored here;
+`namespaces` reads `server` and `serverInfo.name` for `--namespace`).
 """
 
 from __future__ import annotations
@@ -119,13 +120,6 @@ def _records(document: Any) -> Iterator[tuple[Any, str]]:
             yield item, join_pointer("", "tools", index)
     else:
         yield document, ""
-
-
-def server_name(document: Any) -> str | None:
-    """The `server` field of an MCP server dump, used for `--namespace`."""
-    if isinstance(document, dict) and isinstance(document.get("server"), str):
-        return document["server"] or None
-    return None
 
 
 def extract_tools(

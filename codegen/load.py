@@ -4,7 +4,9 @@ A directory contributes every `.json`, `.jsonl`, `.yaml` and `.yml` file below i
 files and folders skipped) in sorted relative-path order, so the result never depends on the
 file system's listing order. Decoding is strict (see `jsontext`). A `.json` file that holds
 one JSON value per line, as BFCL's data files do, is read as JSON Lines. A source that
-cannot be read raises `UsageError`; everything else becomes a diagnostic.
+cannot be read raises `UsageError`; everything else becomes a diagnostic. `--namespace`
+prefixes follow `namespaces`: derived per document, an error when none can be derived or
+when two files arrive at the same one.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from . import jsontext
+from . import jsontext, namespaces
 from .errors import Diagnostic, UsageError
-from .formats import extract_tools, server_name
+from .formats import extract_tools
 from .model import ToolDefinition
+from .namespaces import Prefix
 
 SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
 STDIN = "-"
@@ -32,12 +35,20 @@ class LoadResult:
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """One decoded value and the name `--namespace` gives its tools (the dump's `server`
-    field, else the file stem)."""
+    """One decoded value, the file it came from (JSON Lines records and YAML documents of
+    one file share it) and the prefix `--namespace` gives its tools (`namespaces.derive`;
+    None when no candidate yields one)."""
 
     source: str
     value: Any
-    namespace: str
+    prefix: Prefix | None
+    file: str
+    stem: str | None
+    """The file's name without suffix; None for stdin."""
+
+    @property
+    def namespace(self) -> str | None:
+        return self.prefix.name if self.prefix is not None else None
 
 
 def expand_sources(sources: Sequence[str]) -> list[tuple[str, Path | None]]:
@@ -81,9 +92,10 @@ def decode_document(
     display: str, file_name: str, data: bytes
 ) -> tuple[list[Document], list[Diagnostic]]:
     """Decode one file's bytes by its name: YAML by suffix, JSON Lines by suffix or when a
-    `.json` file holds one value per line (as BFCL's do), JSON otherwise."""
+    `.json` file holds one value per line (as BFCL's do), JSON otherwise. `file_name` is
+    "" for stdin, which is JSON (or JSON Lines) and has no stem to namespace by."""
     path = PurePosixPath(file_name)
-    stem, suffix = path.stem or "stdin", path.suffix.lower() or ".json"
+    stem, suffix = path.stem or None, path.suffix.lower() or ".json"
     try:
         text = jsontext.decode_bytes(data)
         if suffix in (".yaml", ".yml"):
@@ -99,7 +111,11 @@ def decode_document(
                 values = _lines(display, text)
     except jsontext.DecodeProblem as problem:
         return [], [Diagnostic(display, problem.pointer, problem.describe())]
-    return [Document(source, value, server_name(value) or stem) for source, value in values], []
+    documents = [
+        Document(source, value, namespaces.derive(value, stem), display, stem)
+        for source, value in values
+    ]
+    return documents, []
 
 
 def _lines(display: str, text: str) -> list[tuple[str, Any]]:
@@ -109,13 +125,32 @@ def _lines(display: str, text: str) -> list[tuple[str, Any]]:
 def tools_from(
     documents: Sequence[Document], fmt: str = "auto", namespace: bool = False
 ) -> tuple[list[ToolDefinition], list[Diagnostic]]:
-    """Every tool of the decoded documents, prefixed with their namespace when asked."""
+    """Every tool of the decoded documents, prefixed with their namespace when asked.
+    Namespacing errors leave tools out rather than give them a wrong name: a document with
+    tools but no prefix, and a file whose prefix a file sorting before it already took
+    (one error for the prefix, not one duplicate name per tool)."""
     tools: list[ToolDefinition] = []
     diagnostics: list[Diagnostic] = []
+    prefixed: list[tuple[Document, Prefix, list[ToolDefinition]]] = []
     for document in documents:
         found, problems = extract_tools(document.value, document.source, fmt, decoded=True)
         diagnostics.extend(problems)
-        tools.extend(_namespaced(t, document.namespace) if namespace else t for t in found)
+        if not namespace:
+            tools.extend(found)
+        elif document.prefix is None:
+            if found:
+                diagnostics.append(
+                    namespaces.no_prefix(document.value, document.stem, document.source)
+                )
+        elif found:
+            prefixed.append((document, document.prefix, found))
+    owners, problems = namespaces.claim_prefixes(
+        (document.file, document.source, prefix) for document, prefix, _ in prefixed
+    )
+    diagnostics.extend(problems)
+    for document, prefix, found in prefixed:
+        if owners[prefix.name] == document.file:
+            tools.extend(_namespaced(tool, prefix.name) for tool in found)
     return tools, diagnostics
 
 
@@ -132,7 +167,7 @@ def load_sources(
     diagnostics: list[Diagnostic] = []
     for display, path in expand_sources(sources):
         found, problems = decode_document(
-            display, path.name if path else "stdin", _read(display, path, stdin)
+            display, path.name if path else "", _read(display, path, stdin)
         )
         documents.extend(found)
         diagnostics.extend(problems)
@@ -143,13 +178,23 @@ def load_sources(
 def load_value(
     value: Any, source: str = "<memory>", fmt: str = "auto", namespace: str | None = None
 ) -> LoadResult:
-    """Recognise the tools in an already-decoded value (the in-process API)."""
+    """Recognise the tools in an already-decoded value (the in-process API). A `namespace`
+    goes through the same rule as a dump's `server` field (`namespaces.sanitize`), so
+    `"mcp-servers/everything"` prefixes `everything__`; one that leaves nothing is an error
+    and the tools are left out, as for a file."""
     tools, diagnostics = extract_tools(value, source, fmt)
     if namespace:
-        tools = [_namespaced(tool, namespace) for tool in tools]
+        prefix = namespaces.explicit(namespace)
+        if prefix is None:
+            if tools:
+                diagnostics.append(namespaces.no_explicit_prefix(namespace, source))
+            tools = []
+        else:
+            tools = [_namespaced(tool, prefix.name) for tool in tools]
     return LoadResult(tuple(tools), tuple(diagnostics))
 
 
 def _namespaced(tool: ToolDefinition, prefix: str) -> ToolDefinition:
-    """`prefix__name`, as MCP clients name the tools of several servers."""
-    return replace(tool, name=f"{prefix}__{tool.name}", namespace=prefix)
+    """`prefix__name`, as MCP clients name the tools of several servers; `namespace` keeps
+    the prefix, so the tool's own (wire) name is what follows it and the `__`."""
+    return replace(tool, name=namespaces.namespaced(prefix, tool.name), namespace=prefix)

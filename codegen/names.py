@@ -39,6 +39,10 @@ SDK_NAMES = frozenset(
         "Protocol",
         "TypeAlias",
         "TypedDict",
+        "Awaitable",
+        "Callable",
+        "cast",
+        "overload",
     }
 )
 """Names the generated modules declare or import themselves."""
@@ -62,6 +66,9 @@ ANNOTATION_NAMES = frozenset(
         "TypedDict",
         "Protocol",
         "Tools",
+        "Awaitable",
+        "Callable",
+        "overload",
     }
 )
 """Names Python annotations in the `Tools` protocol may use; a method with one of these names

@@ -41,7 +41,8 @@ from typing import Any
 from codegen import ir
 from codegen.names import is_method_name
 from codegen.pipeline import Compiled, compile_value
-from codegen.render.python import docs_lines, render_python_sdk
+from codegen.render.pyprotocol import OVERLOAD_LIMIT
+from codegen.render.python import docs_lines, render_python_model_sdk, render_python_sdk
 from codegen.render.text import description_lines
 from codegen.render.typescript import render_typescript_sdk
 from robustness_strategies import MARKER_WORDS, shuffled_catalog
@@ -68,6 +69,7 @@ class Rendered:
     compiled: Compiled
     python: str | None
     typescript: str | None
+    python_model: str | None = None
 
     @property
     def catalog(self) -> ir.Catalog | None:
@@ -86,9 +88,10 @@ def render_value(value: Any) -> Rendered:
     try:
         python = render_python_sdk(compiled.catalog)
         typescript = render_typescript_sdk(compiled.catalog)
+        python_model = render_python_model_sdk(compiled.catalog)
     except Exception as error:
         raise PropertyFailure(f"rendering raised {type(error).__name__}: {error}") from error
-    return Rendered(compiled, python, typescript)
+    return Rendered(compiled, python, typescript, python_model)
 
 
 def check_value(value: Any, shuffle_seed: int | None = 0) -> Rendered:
@@ -97,6 +100,8 @@ def check_value(value: Any, shuffle_seed: int | None = 0) -> Rendered:
     if rendered.catalog is not None:
         assert rendered.python is not None and rendered.typescript is not None
         check_python(rendered.python, rendered.catalog)
+        assert rendered.python_model is not None
+        check_python_model(rendered.python_model, rendered.catalog)
         check_typescript(rendered.typescript, rendered.catalog)
     if shuffle_seed is not None:
         check_order_independent(value, rendered, shuffle_seed)
@@ -112,6 +117,10 @@ def check_order_independent(value: Any, rendered: Rendered, seed: int) -> None:
         "reordering the input changed whether it compiles",
     )
     require(again.python == rendered.python, "reordering the input changed the Python SDK")
+    require(
+        again.python_model == rendered.python_model,
+        "reordering the input changed the model-facing Python SDK",
+    )
     require(again.typescript == rendered.typescript, "reordering the input changed the .d.ts")
 
 
@@ -181,12 +190,8 @@ TYPE_NAMES = frozenset({"Any", "Never", "str", "int", "float", "bool"})
 
 
 def check_python(text: str, catalog: ir.Catalog) -> None:
-    """Properties 2 and 3 for one Python SDK."""
-    check_text(text, "python")
-    try:
-        module = ast.parse(text)
-    except SyntaxError as error:
-        raise PropertyFailure(f"python: does not parse: {error}") from error
+    """Properties 2 and 3 for one Python SDK module."""
+    module = _parsed(text)
     try:
         check_structure(module, catalog, text)
     except PropertyFailure:
@@ -194,15 +199,62 @@ def check_python(text: str, catalog: ir.Catalog) -> None:
     except AssertionError as error:
         raise PropertyFailure(f"python: unexpected structure: {error}") from error
     require(text.startswith(python_header()), "python: the fixed header changed")
-    names = frozenset(t.name for t in catalog.types)
-    literals: set[str] = set()
-    declared = module.body[3:-2]
-    for node, named in zip(declared, catalog.types, strict=True):
-        _check_declaration(node, named, names, literals)
+    _check_contents(module, catalog, text, module.body[HEADER_STATEMENTS:-3], module.body[-2])
     tools_class = module.body[-2]
     assert isinstance(tools_class, ast.ClassDef)
+    names = frozenset(t.name for t in catalog.types)
+    getitems = [n for n in tools_class.body if isinstance(n, ast.FunctionDef)]
+    if len(catalog.tools) > OVERLOAD_LIMIT:
+        [node] = getitems
+        require(ast.unparse(node.args.args[1].annotation) == "ToolName", "python: __getitem__")
+    else:
+        for node, tool in zip(getitems, catalog.tools, strict=True):
+            _check_overload(node, tool, names, len(catalog.tools) > 1)
+    alias = module.body[-3]
+    assert isinstance(alias, ast.AnnAssign) and alias.value is not None
+    listed = [e.value for e in ast.walk(alias.value) if isinstance(e, ast.Constant)]
+    require(listed == [t.name for t in catalog.tools], "python: ToolName lists other names")
+
+
+def check_python_model(text: str, catalog: ir.Catalog) -> None:
+    """Properties 2 and 3 for the model-facing Python SDK: the module's declarations, and
+    `Tools` listing every tool once, as a method or a `tools["name"]` comment."""
+    module = _parsed(text)
+    try:
+        check_model_structure(module, catalog, text)
+    except PropertyFailure:
+        raise
+    except AssertionError as error:
+        raise PropertyFailure(f"python model SDK: unexpected structure: {error}") from error
+    require(text.startswith(python_model_header()), "python model SDK: the fixed header changed")
+    _check_contents(module, catalog, text, module.body[3:-2], module.body[-2])
+
+
+def _parsed(text: str) -> ast.Module:
+    check_text(text, "python")
+    try:
+        return ast.parse(text)
+    except SyntaxError as error:
+        raise PropertyFailure(f"python: does not parse: {error}") from error
+
+
+def _check_contents(
+    module: ast.Module,
+    catalog: ir.Catalog,
+    text: str,
+    declared: list[ast.stmt],
+    tools_class: ast.stmt,
+) -> None:
+    """Declarations and methods hold only type syntax, the IR's keys and literal strings
+    and escaped docstrings; no token is injected."""
+    names = frozenset(t.name for t in catalog.types)
+    literals: set[str] = set()
+    for node, named in zip(declared, catalog.types, strict=True):
+        _check_declaration(node, named, names, literals)
+    assert isinstance(tools_class, ast.ClassDef)
     methods = [t for t in catalog.tools if is_method_name(t.name)]
-    for member, tool in zip(tools_class.body, methods, strict=False):
+    defined = [n for n in tools_class.body if isinstance(n, ast.AsyncFunctionDef)]
+    for member, tool in zip(defined, methods, strict=True):
         _check_method(member, tool, names, literals)
     expected = ir_literal_strings(catalog, extras=False)
     require(
@@ -213,16 +265,59 @@ def check_python(text: str, catalog: ir.Catalog) -> None:
     _check_tokens(text)
 
 
+HEADER_STATEMENTS = 6
+"""Docstring, two imports, `ToolCallError`, `_UnboundTools` and its message."""
+
+
 @cache
 def python_header() -> str:
-    """The part every Python SDK starts with, whatever its tools."""
+    """The part every Python SDK module starts with, whatever its tools."""
     text = render_python_sdk(ir.Catalog(()))
+    return text[: text.index("\n\n\nToolName: TypeAlias")]
+
+
+@cache
+def python_model_header() -> str:
+    """The part every model-facing Python SDK starts with, whatever its tools."""
+    text = render_python_model_sdk(ir.Catalog(()))
     return text[: text.index("\n\n\nclass Tools(Protocol):")]
 
 
 def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
-    """The module holds exactly: docstring, the typing import, ToolCallError, one statement
-    per named type in IR order, the Tools protocol, `tools: Tools`."""
+    """The module holds exactly: docstring, the two imports, ToolCallError, the unbound
+    placeholder and its message, one statement per named type in IR order, the Tools
+    `ToolName`, the Tools protocol (methods, then one `__getitem__` per tool) and `tools`."""
+    body = module.body
+    assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+    assert isinstance(body[1], ast.ImportFrom) and body[1].module == "collections.abc"
+    assert isinstance(body[2], ast.ImportFrom) and body[2].module == "typing"
+    assert isinstance(body[3], ast.ClassDef) and body[3].name == "ToolCallError"
+    assert isinstance(body[4], ast.ClassDef) and body[4].name == "_UnboundTools"
+    assert isinstance(body[5], ast.Assign) and ast.unparse(body[5].targets[0]) == "_UNBOUND"
+    declared = body[HEADER_STATEMENTS:-3]
+    assert [_declared_name(node) for node in declared] == [t.name for t in catalog.types]
+    tools_class = body[-2]
+    assert isinstance(tools_class, ast.ClassDef) and tools_class.name == "Tools"
+    assert [ast.unparse(b) for b in tools_class.bases] == ["Protocol"]
+    methods = [t for t in catalog.tools if is_method_name(t.name)]
+    getitems = 1 if len(catalog.tools) > OVERLOAD_LIMIT else len(catalog.tools)
+    if not catalog.tools:
+        assert [type(n) for n in tools_class.body] == [ast.Pass]
+    else:
+        kinds = [type(n) for n in tools_class.body]
+        assert kinds == [ast.AsyncFunctionDef] * len(methods) + [ast.FunctionDef] * getitems
+        assert [n.name for n in tools_class.body[: len(methods)]] == [t.name for t in methods]
+    _check_method_shapes(tools_class, methods)
+    alias = body[-3]
+    assert isinstance(alias, ast.AnnAssign) and ast.unparse(alias.target) == "ToolName"
+    last = body[-1]
+    assert isinstance(last, ast.AnnAssign)
+    assert ast.unparse(last) == "tools: Tools = cast(Tools, _UnboundTools())"
+
+
+def check_model_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
+    """The model-facing SDK holds exactly: docstring, the typing import, ToolCallError, one
+    statement per named type in IR order, the Tools protocol, `tools: Tools`."""
     body = module.body
     assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
     assert isinstance(body[1], ast.ImportFrom) and body[1].module == "typing"
@@ -239,18 +334,7 @@ def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
         defined = [n for n in tools_class.body if isinstance(n, ast.AsyncFunctionDef)]
         assert len(defined) == len(tools_class.body)
         assert [n.name for n in defined] == [t.name for t in methods]
-    for node, tool in zip(tools_class.body, methods, strict=False):
-        assert isinstance(node, ast.AsyncFunctionDef)
-        assert [a.arg for a in node.args.args] == ["self", "args"]
-        if tool.description and description_lines(tool.description):
-            doc = node.body[0]
-            assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
-            assert isinstance(doc.value.value, str)
-            assert ast.get_docstring(node, clean=False) == doc.value.value
-            assert len(node.body) == 2 and isinstance(node.body[1], ast.Expr)
-        else:
-            assert len(node.body) == 1
-        assert node.body[-1].value.value is Ellipsis  # type: ignore[attr-defined]
+    _check_method_shapes(tools_class, methods)
     last = body[-1]
     assert isinstance(last, ast.AnnAssign) and ast.unparse(last) == "tools: Tools"
     # Every tool appears once, in name order, as a method or a `tools[...]` comment.
@@ -261,6 +345,57 @@ def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
         if line.startswith(("    async def ", "    # tools["))
     ]
     assert len(listed) == len(catalog.tools)
+
+
+def _check_method_shapes(tools_class: ast.ClassDef, methods: list[ir.Tool]) -> None:
+    defined = [n for n in tools_class.body if isinstance(n, ast.AsyncFunctionDef)]
+    for node, tool in zip(defined, methods, strict=True):
+        assert [a.arg for a in node.args.args] == ["self", "args"]
+        if tool.description and description_lines(tool.description):
+            doc = node.body[0]
+            assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
+            assert isinstance(doc.value.value, str)
+            assert ast.get_docstring(node, clean=False) == doc.value.value
+            assert len(node.body) == 2 and isinstance(node.body[1], ast.Expr)
+        else:
+            assert len(node.body) == 1
+        assert node.body[-1].value.value is Ellipsis  # type: ignore[attr-defined]
+
+
+def _check_overload(
+    node: ast.FunctionDef, tool: ir.Tool, names: frozenset[str], many: bool
+) -> None:
+    """`tools["<exact name>"]`: `(self, name: Literal[<name>]) -> Callable[[A], Awaitable[R]]`,
+    `@overload` when the class has more than one, the description as its docstring when the
+    tool has no method to carry it."""
+    where = f"python: Tools[{tool.name!r}]"
+    require(node.name == "__getitem__", f"{where}: {node.name}")
+    decorators = [ast.unparse(d) for d in node.decorator_list]
+    require(decorators == (["overload"] if many else []), f"{where}: decorators {decorators}")
+    parameters = node.args.args
+    require([a.arg for a in parameters] == ["self", "name"], f"{where}: parameters")
+    key = parameters[1].annotation
+    require(
+        isinstance(key, ast.Subscript)
+        and ast.unparse(key.value) == "Literal"
+        and isinstance(key.slice, ast.Constant)
+        and key.slice.value == tool.name,
+        f"{where}: keyed by {ast.unparse(key) if key else None!r:.200}",
+    )
+    returns = node.returns
+    require(
+        isinstance(returns, ast.Subscript) and ast.unparse(returns.value) == "Callable",
+        f"{where}: returns",
+    )
+    assert isinstance(returns, ast.Subscript) and isinstance(returns.slice, ast.Tuple)
+    arguments, awaited = returns.slice.elts
+    assert isinstance(arguments, ast.List) and isinstance(awaited, ast.Subscript)
+    for annotation in (*arguments.elts, awaited.slice):
+        _check_annotation(annotation, names, set(), where)
+    described = not is_method_name(tool.name) and bool(description_lines(tool.description))
+    if described:
+        _check_docstring_value(node.body[0], description_lines(tool.description), where)
+    require(len(node.body) == 1 + described, f"{where}: body")
 
 
 def _declared_name(node: ast.stmt) -> str:

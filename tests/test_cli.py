@@ -72,6 +72,17 @@ def test_namespace_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert "486 tools: 0 errors" in capsys.readouterr().err
 
 
+def test_namespace_from_stdin_needs_a_server_name() -> None:
+    tool = b'{"name": "echo", "inputSchema": {"type": "object"}}'
+    dump = b'{"server": "mcp-servers/everything", "tools": [' + tool + b"]}"
+    result = run_cli("sdk", "--lang", "typescript", "--namespace", "-", stdin=dump)
+    assert result.returncode == 0, result.stderr
+    assert b"everything__echo: EverythingEchoArgs" in result.stdout
+    result = run_cli("validate", "--namespace", "-", stdin=b"[" + tool + b"]")
+    assert result.returncode == 1
+    assert result.stdout.decode().startswith("<stdin>:: error: --namespace cannot derive")
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

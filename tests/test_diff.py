@@ -347,3 +347,36 @@ def test_every_pair_of_golden_schemas_compares_without_error() -> None:
                 assert result.tools == ()
             assert render_markdown(result) == render_markdown(diff_catalogs(old, new))
             json.loads(render_json(result))
+
+
+def test_git_revision_with_namespace_derives_the_same_prefixes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old side, read from git, is namespaced by the same rule as the working tree."""
+    repo = tmp_path / "repo"
+    (repo / "dumps").mkdir(parents=True)
+    tool = {"name": "echo", "inputSchema": {"type": "object"}}
+    dump = repo / "dumps" / "harvested.json"
+    dump.write_text(json.dumps({"server": "mcp-servers/everything", "tools": [tool]}))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "old")
+    ping = {"name": "ping", "inputSchema": {"type": "object"}}
+    dump.write_text(json.dumps({"server": "mcp-servers/everything", "tools": [tool, ping]}))
+    monkeypatch.chdir(repo)
+    status, text, err = run(
+        capsys, "diff", "--namespace", "--git", "HEAD", "dumps", "--format", "json"
+    )
+    assert (status, err) == (0, "")
+    assert [(t["name"], t["status"]) for t in json.loads(text)["tools"]] == [
+        ("everything__ping", "added")
+    ]
+
+    # Two files with one prefix at the revision: the error names both, under REV:path.
+    (repo / "dumps" / "everything.json").write_text(json.dumps({"tools": [ping]}))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "clash")
+    status, _, err = run(capsys, "diff", "--namespace", "--git", "HEAD", "dumps")
+    assert status == 1
+    assert 'HEAD:dumps/harvested.json:/server: error: --namespace prefix "everything"' in err
+    assert "prefix of HEAD:dumps/everything.json" in err

@@ -49,7 +49,7 @@ class Mutation:
 
 
 TEXT = "codegen.render.text"
-PYTHON = "codegen.render.python"
+PYSTRINGS = "codegen.render.pystrings"
 TYPESCRIPT = "codegen.render.typescript"
 
 MUTATIONS = (
@@ -97,7 +97,7 @@ MUTATIONS = (
     ),
     Mutation(
         "python-string-backslash-kept",
-        PYTHON,
+        PYSTRINGS,
         (
             (
                 'body = escape_hidden(value.replace("\\\\", "\\\\\\\\"))',
@@ -108,37 +108,37 @@ MUTATIONS = (
     ),
     Mutation(
         "python-string-quote-kept",
-        PYTHON,
+        PYSTRINGS,
         (("""return '"' + body.replace('"', '\\\\"') + '"'""", """return '"' + body + '"'"""),),
         "the quote that delimits a Python string literal is escaped inside it",
     ),
     Mutation(
         "python-string-newline-kept",
-        PYTHON,
+        PYSTRINGS,
         (('.replace("\\n", "\\\\n").replace("\\t", "\\\\t")', '.replace("\\t", "\\\\t")'),),
         "a newline in a Python string literal is escaped",
     ),
     Mutation(
         "python-string-backtick-fence-kept",
-        PYTHON,
+        PYSTRINGS,
         (('body = body.replace("`", "\\\\x60")', "body = body"),),
         "three backticks in a Python string literal are escaped",
     ),
     Mutation(
         "python-pragma-comment-unquoted",
-        PYTHON,
+        PYSTRINGS,
         (('text = "> " + text', "text = text"),),
         "a comment that reads as a pragma (`type: ignore`, `fmt: off`) is quoted",
     ),
     Mutation(
         "docstring-backslash-kept",
-        PYTHON,
+        PYSTRINGS,
         (('text = line.replace("\\\\", "\\\\\\\\")', "text = line"),),
         "a backslash in a docstring is doubled",
     ),
     Mutation(
         "docstring-quotes-kept",
-        PYTHON,
+        PYSTRINGS,
         (("""out.append('\\\\"')""", "out.append(char)"),),
         "quotes that could close a docstring are escaped",
     ),

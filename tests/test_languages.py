@@ -24,7 +24,9 @@ from codegen.codemode.languages import (
 )
 from codegen.codemode.transport import run_code_tool
 from codegen.pipeline import compile_sources
+from codegen.render.python import render_python_model_sdk
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS
+from sdk_checks import check_python_model
 from tsc import check_declarations
 
 LANGUAGES = ("python", "typescript")
@@ -213,7 +215,8 @@ def test_python_sections_parse_and_match_the_sdk() -> None:
         assert compiled.catalog is not None
         code = fenced_code(render_sdk_section(compiled.catalog, "python"), "python")
         ast.parse(code)
-        assert code == codegen.render_python_sdk(compiled.catalog)
+        assert code == render_python_model_sdk(compiled.catalog)
+        check_python_model(code, compiled.catalog)
 
 
 def test_typescript_sections_pass_tsc(tmp_path: Path) -> None:

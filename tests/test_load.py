@@ -203,11 +203,14 @@ def test_missing_and_unreadable_sources_are_usage_errors(
 
 
 def test_namespace_prefixes_server_name_or_file_stem(tmp_path: Path) -> None:
+    # The prefix is derived (`namespaces`): `desktop-commander` is not an identifier.
     result = load_sources(
         [str(CORPUS / "mcp" / "desktop-commander.json"), str(CORPUS / "github-mcp-toolsnaps.json")],
         namespace=True,
     )
     names = {t.name for t in result.tools}
-    assert "desktop-commander__read_file" in names
-    assert "github-mcp-toolsnaps__create_issue" in names
+    assert "desktop_commander__read_file" in names  # the `server` field
+    assert "github_mcp_toolsnaps__create_issue" in names  # no `server`: the file stem
     assert all("__" in name for name in names)
+    tool = next(t for t in result.tools if t.name == "desktop_commander__read_file")
+    assert tool.namespace == "desktop_commander"

@@ -166,14 +166,14 @@ def test_hostile_text_never_changes_the_module(
     module = ast.parse(text)
     assert black.format_str(text, mode=MODE) == text
     kinds = [type(node).__name__ for node in module.body]
-    assert kinds[:3] == ["Expr", "ImportFrom", "ClassDef"]
-    assert kinds[-2:] == ["ClassDef", "AnnAssign"]
-    assert len(kinds) == 5 + len(compiled.catalog.types)
+    assert kinds[:6] == ["Expr", "ImportFrom", "ImportFrom", "ClassDef", "ClassDef", "Assign"]
+    assert kinds[-3:] == ["AnnAssign", "ClassDef", "AnnAssign"]
+    assert len(kinds) == 9 + len(compiled.catalog.types)
     tools_class = module.body[-2]
     assert isinstance(tools_class, ast.ClassDef)
     for node in tools_class.body:
-        assert isinstance(node, ast.AsyncFunctionDef | ast.Pass)
-        if isinstance(node, ast.AsyncFunctionDef) and len(node.body) == 2:
+        assert isinstance(node, ast.AsyncFunctionDef | ast.FunctionDef)
+        if len(node.body) == 2:
             doc = node.body[0]
             assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant)
             assert isinstance(doc.value.value, str)

@@ -21,9 +21,9 @@ import pytest
 
 from codegen import ir
 from codegen.pipeline import compile_sources, compile_value
-from codegen.render.python import json_schema_to_py, render_python_sdk
+from codegen.render.python import json_schema_to_py, render_python_model_sdk, render_python_sdk
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
-from sdk_checks import check_python, check_structure
+from sdk_checks import check_python, check_python_model, check_structure
 
 
 @cache
@@ -75,6 +75,9 @@ def test_black_fixed_point_and_structure(path: Path) -> None:
     assert black.format_str(text, mode=black.Mode()) == text
     check_structure(ast.parse(text), catalog, text)
     check_python(text, catalog)  # exact fields, annotations, docstrings and escaping too
+    model = render_python_model_sdk(catalog)
+    assert black.format_str(model, mode=black.Mode()) == model
+    check_python_model(model, catalog)
 
 
 def test_mypy_strict_on_every_sdk(rendered_dir: Path) -> None:
@@ -201,7 +204,8 @@ def test_byte_identical_across_input_order(tmp_path: Path) -> None:
 
 def test_first_bytes_do_not_depend_on_the_tool_set() -> None:
     empty = render_python_sdk(catalog_of(SCHEMAS / "empty.json"))
-    fixed = empty[: empty.index("\n\n\nclass Tools(Protocol):")]
+    fixed = empty[: empty.index("\n\n\nToolName: TypeAlias")]
+    assert "class ToolCallError" in fixed and "_UNBOUND" in fixed
     for path in all_inputs()[:10]:
         assert render_python_sdk(catalog_of(path)).startswith(fixed)
 

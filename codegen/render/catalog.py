@@ -73,7 +73,7 @@ def _spell(node: ir.TypeNode, language: str) -> str:
 def _types_text(tool: ir.Tool, language: str) -> str:
     """The declarations of one tool's named types, as its SDK declares them."""
     if language == "python":
-        return "\n\n\n".join(python.tool_declarations(tool))
+        return "\n\n\n".join(python.tool_declarations(tool)[0])
     return "\n\n".join(typescript.tool_declarations(tool))
 
 

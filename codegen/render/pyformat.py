@@ -189,3 +189,40 @@ def call_lines(target: str, function: str, args: list[list[str]]) -> list[str]:
         lines.append(f"{arg[-1]},")
     lines.append(")")
     return lines
+
+
+def getitem(key: str, returns: Sub, stub: bool) -> list[str]:
+    """`def __getitem__(self, name: Literal[key]) -> returns:` in the `Tools` class, `: ...`
+    when `stub`. `black` splits a def at its parameters first and lays the return
+    annotation out as it would an annotation outside brackets. When that explodes the
+    return type (a magic trailing comma), `black`'s second pass splits the whole def at the
+    return type's bracket instead, which is the layout returned then."""
+    return getitem_typed(Sub("Literal", (Atom(key),)), returns, stub)
+
+
+def getitem_typed(name: Expr | str, returns: Sub, stub: bool = True) -> list[str]:
+    """`def __getitem__(self, name: <name>) -> returns:`, laid out as `getitem` says."""
+    end = ": ..." if stub else ":"
+    if isinstance(name, str):
+        name = Atom(name)
+    line = f"{INDENT}def __getitem__(self, name: {flat(name)}) -> {flat(returns)}{end}"
+    if fits(line):
+        return [line]
+    inner = INDENT * 2
+    params = f"{inner}self, name: {flat(name)}"
+    body = (
+        [params]
+        if fits(params)
+        else [f"{inner}self,", *layout(name, inner, "name: ", ",", parenthesize_union=True)]
+    )
+    tail = layout(returns, INDENT, ") -> ", end, parenthesize_union=True)
+    if not any(line.endswith(",") for line in tail):
+        return [f"{INDENT}def __getitem__(", *body, *tail]
+    head = f"{INDENT}def __getitem__(self, name: {flat(name)}) -> {returns.head}["
+    heads = (
+        [head]
+        if fits(head) and len(body) == 1
+        else [f"{INDENT}def __getitem__(", *body, f"{INDENT}) -> {returns.head}["]
+    )
+    args = [out for arg in returns.args for out in layout(arg, inner, suffix=",")]
+    return [*heads, *args, f"{INDENT}]{end}"]

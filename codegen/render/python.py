@@ -1,15 +1,15 @@
-"""The Python SDK: TypedDicts, a `Tools` protocol of async methods, and `tools: Tools`.
+"""The Python SDK: TypedDicts, a `Tools` protocol, `ToolName` and `tools`; and the same
+declarations as the model-facing SDK, which lists each tool once.
 
 Takes an IR catalog and returns the module text, byte-identical for the same catalog. The
 first part (docstring, imports, `ToolCallError`) never depends on the tool set. Type names
 come from the IR; this module decides only how they are spelled in Python and escapes every
-string that came from a schema where it lands: string literals, comments and docstrings. The
-layout is `black`'s (see `pyformat`), so the output needs no formatter.
+string that came from a schema where it lands (`pystrings`). The layout is `black`'s (see
+`pyformat`), so the output needs no formatter.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -17,148 +17,17 @@ from .. import ir
 from ..gcpause import paused_gc
 from ..names import ANNOTATION_NAMES, is_class_field, is_method_name
 from . import pyformat as fmt
+from . import pyprotocol as protocol
 from .chunks import ChunkMemo, tool_chunks
 from .env import render
 from .notes import notes
-from .text import description_lines, escape_hidden
-
-PRAGMAS = (
-    "type:",
-    "mypy:",
-    "pyright:",
-    "fmt:",
-    "yapf:",
-    "pylint:",
-    "ruff:",
-    "isort:",
-    "noqa",
-    "pragma:",
-    "nosec",
-    "pyre-",
-    "pytype:",
-    "black:",
-)
-"""Comment prefixes some tool reads as an instruction; description text that starts with
-one is quoted so no checker or formatter obeys a schema."""
-
-TUPLE_VARIANTS_LIMIT = 8
-"""Most lengths spelled as a union of tuples when trailing tuple items are optional."""
-
-
-# --- strings ------------------------------------------------------------------------------
-
-
-def py_str(value: str) -> str:
-    """A Python string literal for any text, quoted the way `black` leaves it: double
-    quotes unless single quotes need fewer escapes; every hidden or line-breaking character
-    escaped, so the literal always stays on one line and is valid UTF-8."""
-    if (
-        value.isascii()
-        and value.isprintable()
-        and '"' not in value
-        and "\\" not in value
-        and "```" not in value
-    ):
-        return f'"{value}"'
-    body = escape_hidden(value.replace("\\", "\\\\")).replace("\n", "\\n").replace("\t", "\\t")
-    if "```" in body:  # never three backticks in a row: the SDK may sit in a Markdown fence
-        body = body.replace("`", "\\x60")
-    if body.count('"') > body.count("'"):
-        return "'" + body.replace("'", "\\'") + "'"
-    return '"' + body.replace('"', '\\"') + '"'
-
-
-class _Text(str):
-    """Finished output text on `py_literal`'s work stack (never a value to convert)."""
-
-
-def py_literal(value: Any) -> str:
-    """A JSON value in Python literal syntax (`True`, `None`, exact integers). Iterative:
-    a default may nest as deep as its document (`jsontext.MAX_NESTING`), far past the
-    recursion limit the renderers run under."""
-    out: list[str] = []
-    stack: list[Any] = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, _Text):
-            out.append(item)
-        elif item is None:
-            out.append("None")
-        elif item is True:
-            out.append("True")
-        elif item is False:
-            out.append("False")
-        elif isinstance(item, str):
-            out.append(py_str(item))
-        elif isinstance(item, int):
-            out.append(str(item))
-        elif isinstance(item, float):
-            out.append(repr(item))
-        elif isinstance(item, list | dict):
-            pairs = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
-            stack.append(_Text("}" if isinstance(item, dict) else "]"))
-            for index in range(len(pairs) - 1, -1, -1):
-                key, child = pairs[index]
-                stack.append(child)
-                if key is not None:
-                    stack.append(_Text(f"{py_str(key)}: "))
-                if index:
-                    stack.append(_Text(", "))
-            stack.append(_Text("{" if isinstance(item, dict) else "["))
-        else:
-            out.append(repr(item))
-    return "".join(out)
-
-
-def json_to_py(text: str) -> str:
-    """Compact JSON text (as the IR keeps defaults and examples) as a Python literal."""
-    return py_literal(json.loads(text))
-
-
-# --- comments and docstrings --------------------------------------------------------------
-
-
-def comment_lines(lines: Iterable[str], indent: str) -> list[str]:
-    """`# text` lines; text that a tool would read as a pragma is quoted with `> `."""
-    result = []
-    for line in lines:
-        text = line.rstrip()
-        if text.lstrip().lower().startswith(PRAGMAS):
-            text = "> " + text
-        result.append(f"{indent}# {text}" if text else f"{indent}#")
-    return result
-
-
-def _docstring_text(line: str) -> str:
-    """One docstring line: backslashes doubled (no escape can form), and quotes escaped
-    where they could close the docstring or touch its delimiters."""
-    text = line.replace("\\", "\\\\")
-    if '"' not in text:
-        return text
-    out = []
-    for index, char in enumerate(text):
-        if char == '"' and (
-            index == 0
-            or index == len(text) - 1
-            or text[index - 1 : index] == '"'
-            or text[index + 1 : index + 2] == '"'
-        ):
-            out.append('\\"')
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def docstring(lines: tuple[str, ...], indent: str) -> list[str]:
-    """A docstring `black` leaves unchanged: one line, or the first line after the opening
-    quotes and the closing quotes on their own line."""
-    body = [_docstring_text(line) for line in lines]
-    if len(body) == 1:
-        end = " " if body[0].endswith('"') else ""
-        return [f'{indent}"""{body[0]}{end}"""']
-    rest = [f"{indent}{line}" if line else "" for line in body[1:]]
-    return [f'{indent}"""{body[0]}', *rest, f'{indent}"""']
-
+from .pystrings import PRAGMAS as PRAGMAS
+from .pystrings import comment_lines as comment_lines
+from .pystrings import docstring as docstring
+from .pystrings import json_to_py as json_to_py
+from .pystrings import py_literal as py_literal
+from .pystrings import py_str as py_str
+from .text import description_lines
 
 # --- types --------------------------------------------------------------------------------
 
@@ -169,6 +38,10 @@ _PRIMITIVES = {
     "boolean": "bool",
     "null": "None",
 }
+
+
+TUPLE_VARIANTS_LIMIT = 8
+"""Most lengths spelled as a union of tuples when trailing tuple items are optional."""
 
 
 INT64_MAX = 2**63 - 1
@@ -328,12 +201,19 @@ def docs_lines(docs: ir.Docs, extra_notes: tuple[str, ...] = ()) -> tuple[str, .
     return (*described, "; ".join(found))
 
 
-def _open_comment(extra: ir.TypeNode | None) -> list[str]:
+CHECKER_NOTE = "; type checkers reject them."
+"""How the module's open objects end their comment: mypy does not implement PEP 728
+(`extra_items`), so a TypedDict stays closed for checkers whatever the schema allows, and
+the comment says so. The model-facing SDK, which no checker reads, ends with a full stop."""
+
+
+def _open_comment(extra: ir.TypeNode | None, for_checkers: bool) -> list[str]:
     if extra is None:
         return []
+    end = CHECKER_NOTE if for_checkers else "."
     if isinstance(extra, ir.AnyType):
-        return ["Other keys are allowed."]
-    return [f"Other keys map to {fmt.flat(type_expr(extra))}."]
+        return ["Other keys are allowed" + end]
+    return [f"Other keys map to {fmt.flat(type_expr(extra))}" + end]
 
 
 def _class_syntax_fits(views: list[_FieldView], type_names: frozenset[str]) -> bool:
@@ -352,34 +232,50 @@ def _object_lines(
     declared: set[str],
     forward: frozenset[str],
     type_names: frozenset[str],
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
+    """The object's lines in the module and in the model-facing SDK (the same lines unless
+    the object is open)."""
     views = [_field_view(item, declared, forward) for item in named_type.fields]
     description = docs_lines(named_type.docs)
-    if _class_syntax_fits(views, type_names):
-        lines = fmt.class_header(named_type.name, "TypedDict")
-        header = len(lines)  # one line, or three when a wide name splits it
-        if description:
-            lines += docstring(description, fmt.INDENT)
-            if views or named_type.extra is not None:
-                lines.append("")
-        for view in views:
-            lines += comment_lines(view.comments, fmt.INDENT)
-            lines += fmt.field(view.key, view.annotation)
-        lines += comment_lines(_open_comment(named_type.extra), fmt.INDENT)
-        if len(lines) == header:
-            lines.append(f"{fmt.INDENT}pass")
-        return lines
-    return _functional_lines(named_type, views, description)
+    layout = _class_lines if _class_syntax_fits(views, type_names) else _functional_lines
+    lines = layout(named_type, views, description, _open_comment(named_type.extra, True))
+    if named_type.extra is None:
+        return lines, lines
+    return lines, layout(named_type, views, description, _open_comment(named_type.extra, False))
+
+
+def _class_lines(
+    named_type: ir.ObjectType,
+    views: list[_FieldView],
+    description: tuple[str, ...],
+    open_comment: list[str],
+) -> list[str]:
+    lines = fmt.class_header(named_type.name, "TypedDict")
+    header = len(lines)  # one line, or three when a wide name splits it
+    if description:
+        lines += docstring(description, fmt.INDENT)
+        if views or open_comment:
+            lines.append("")
+    for view in views:
+        lines += comment_lines(view.comments, fmt.INDENT)
+        lines += fmt.field(view.key, view.annotation)
+    lines += comment_lines(open_comment, fmt.INDENT)
+    if len(lines) == header:
+        lines.append(f"{fmt.INDENT}pass")
+    return lines
 
 
 def _functional_lines(
-    named_type: ir.ObjectType, views: list[_FieldView], description: tuple[str, ...]
+    named_type: ir.ObjectType,
+    views: list[_FieldView],
+    description: tuple[str, ...],
+    open_comment: list[str],
 ) -> list[str]:
     """`Name = TypedDict("Name", {...})`, for keys class syntax cannot hold."""
     name = named_type.name
     opening = comment_lines(description, "")
     entries = [(comment_lines(v.comments, ""), py_str(v.key), v.annotation) for v in views]
-    closing = comment_lines(_open_comment(named_type.extra), "")
+    closing = comment_lines(open_comment, "")
     one_line = (
         f"{name} = TypedDict({py_str(name)}, {{"
         + ", ".join(f"{key}: {fmt.flat(expr)}" for _, key, expr in entries)
@@ -407,26 +303,30 @@ def _alias_lines(alias: ir.AliasType, declared: set[str], forward: frozenset[str
     return lines + fmt.assignment(f"{alias.name}: TypeAlias", value)
 
 
-def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
-    """Each named type of one tool as one block of lines, in declaration order. A tool's
-    types refer only to each other, so its blocks are the same alone or in any catalog."""
+def tool_declarations(tool: ir.Tool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Each named type of one tool as one block of lines, in declaration order, for the
+    module and for the model-facing SDK. A tool's types refer only to each other, so its
+    blocks are the same alone or in any catalog."""
     forward = forward_names(tool.types)
     type_names = frozenset(t.name for t in tool.types)
     declared: set[str] = set()
     blocks = []
+    model_blocks = []
     for named_type in tool.types:
         if isinstance(named_type, ir.ObjectType):
-            lines = _object_lines(named_type, declared, forward, type_names)
+            lines, model_lines = _object_lines(named_type, declared, forward, type_names)
         else:
-            lines = _alias_lines(named_type, declared, forward)
+            lines = model_lines = _alias_lines(named_type, declared, forward)
         declared.add(named_type.name)
-        blocks.append("\n".join(lines))
-    return tuple(blocks)
+        block = "\n".join(lines)
+        blocks.append(block)
+        model_blocks.append(block if model_lines is lines else "\n".join(model_lines))
+    return tuple(blocks), tuple(model_blocks)
 
 
 def declarations(catalog: ir.Catalog) -> list[str]:
     """Every named type, each as one block of lines, in declaration order."""
-    return [block for tool in catalog.tools for block in tool_declarations(tool)]
+    return [block for tool in catalog.tools for block in tool_declarations(tool)[0]]
 
 
 # --- the Tools protocol -------------------------------------------------------------------
@@ -438,34 +338,39 @@ def _signature_types(tool: ir.Tool) -> tuple[str, str]:
     return fmt.flat(type_expr(tool.args)), returns
 
 
-def tool_member(tool: ir.Tool) -> str:
-    """A tool's block in the `Tools` protocol: a method, or a `tools["name"]` comment for a
-    name that cannot be a method."""
-    args, returns = _signature_types(tool)
-    description = description_lines(tool.description)
-    if is_method_name(tool.name):
-        lines = fmt.method(tool.name, args, returns, stub=not description)
-        if description:
-            lines += docstring(description, fmt.INDENT * 2)
-            lines.append(f"{fmt.INDENT * 2}...")
-    else:
-        call = f"tools[{py_str(tool.name)}](args: {args}) -> {returns}"
-        lines = comment_lines([call], fmt.INDENT)
-        lines += comment_lines((f"  {line}" if line else "" for line in description), fmt.INDENT)
-    return "\n".join(lines)
-
-
 class PythonChunk(NamedTuple):
-    """Everything the Python SDK holds for one tool, as finished text (a named tuple: a
-    cache stores thousands and loads them back fast)."""
+    """Everything the Python SDKs hold for one tool, as finished text (a named tuple: a
+    cache stores thousands and loads them back fast). The module and the model-facing SDK
+    share one chunk: they differ only in a few lines."""
 
     declarations: tuple[str, ...]
-    member: str
-    is_method: bool
+    """The tool's named types in the module."""
+    model_declarations: tuple[str, ...]
+    """The same for a model: open objects do not mention type checkers."""
+    method: str
+    """Its `async def` in `Tools`, or "" when the name cannot be a method."""
+    overload: str
+    """Its `__getitem__` signature in `Tools` (without `@overload`)."""
+    model_member: str
+    """How the model-facing `Tools` lists it: the method, or a `tools["name"]` comment."""
+    key: str
+    """The exact name as a string literal."""
 
 
 def python_chunk(tool: ir.Tool) -> PythonChunk:
-    return PythonChunk(tool_declarations(tool), tool_member(tool), is_method_name(tool.name))
+    args, returns = _signature_types(tool)
+    description = description_lines(tool.description)
+    key = py_str(tool.name)
+    declared, for_model = tool_declarations(tool)
+    if is_method_name(tool.name):
+        method = "\n".join(protocol.method_lines(tool.name, args, returns, description))
+        overload = protocol.overload_lines(key, args, returns, ())
+        model_member = method
+    else:
+        method = ""
+        overload = protocol.overload_lines(key, args, returns, description)
+        model_member = "\n".join(protocol.comment_block(key, args, returns, description))
+    return PythonChunk(declared, for_model, method, "\n".join(overload), model_member, key)
 
 
 def render_python_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
@@ -477,12 +382,32 @@ def render_python_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str
 
 def python_sdk_from_chunks(chunks: Sequence[PythonChunk]) -> str:
     """The module around the tools' chunks, in catalog order."""
-    members = [chunk.member for chunk in chunks]
-    if not any(chunk.is_method for chunk in chunks):
-        members.append(f"{fmt.INDENT}pass")  # a class body needs one statement
+    methods = [chunk.method for chunk in chunks if chunk.method]
+    overloads = [chunk.overload for chunk in chunks]
     return render(
         "python/sdk.py.jinja",
         declarations=[block for chunk in chunks for block in chunk.declarations],
+        members=protocol.protocol_members(methods, overloads),
+        tool_names=protocol.tool_name_alias([chunk.key for chunk in chunks]),
+    )
+
+
+def render_python_model_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
+    """The SDK as a model reads it (the body of the prompt section): the module's
+    declarations, and a `Tools` protocol that lists each tool once, as its method or a
+    `tools["name"]` comment. A model's program is not type-checked, so the overloads,
+    `ToolName` and the binding placeholder are left out."""
+    with paused_gc():
+        return python_model_sdk_from_chunks(tool_chunks(catalog, "python", python_chunk, memo))
+
+
+def python_model_sdk_from_chunks(chunks: Sequence[PythonChunk]) -> str:
+    members = [chunk.model_member for chunk in chunks]
+    if not any(chunk.method for chunk in chunks):
+        members.append(f"{fmt.INDENT}pass")  # a class body needs one statement
+    return render(
+        "python/model_sdk.py.jinja",
+        declarations=[block for chunk in chunks for block in chunk.model_declarations],
         members=members,
     )
 

@@ -1,4 +1,5 @@
-"""The model-facing SDK section: instructions for `run_code`, then the SDK in a fence.
+"""The model-facing SDK section: instructions for `run_code`, then the SDK in a fence
+(for Python, the SDK as a model reads it: each tool listed once, no overloads).
 
 The instructions are fixed text per language, and the SDK's own first part never depends on
 the tool set, so the section's first bytes stay the same when tools change (the provider's
@@ -11,12 +12,12 @@ from __future__ import annotations
 from .. import ir
 from .chunks import ChunkMemo
 from .env import render
-from .python import render_python_sdk
+from .python import render_python_model_sdk
 from .typescript import render_typescript_sdk
 
 
 def render_python_section(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
-    return render("prompt/python.md.jinja", sdk=render_python_sdk(catalog, memo))
+    return render("prompt/python.md.jinja", sdk=render_python_model_sdk(catalog, memo))
 
 
 def render_typescript_section(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
