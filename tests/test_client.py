@@ -659,13 +659,12 @@ exec {server} "$@"
 
 
 def example_text() -> str:
-    """The section of README.md once it is pasted there, else docs/client-example.md."""
+    """The README's section on calling tools from Python, up to the next heading."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    if EXAMPLE_HEADING in readme:
-        section = readme[readme.index(EXAMPLE_HEADING) :]
-        following = re.search(r"^## ", section[len(EXAMPLE_HEADING) :], re.MULTILINE)
-        return section[: len(EXAMPLE_HEADING) + following.start()] if following else section
-    return (ROOT / "docs" / "client-example.md").read_text(encoding="utf-8")
+    assert EXAMPLE_HEADING in readme, "README.md lost its client example"
+    section = readme[readme.index(EXAMPLE_HEADING) :]
+    following = re.search(r"^## ", section[len(EXAMPLE_HEADING) :], re.MULTILINE)
+    return section[: len(EXAMPLE_HEADING) + following.start()] if following else section
 
 
 def fenced(markdown: str, language: str) -> list[str]:

@@ -46,7 +46,14 @@ HOSTILE_NAMES = (
     "Python",
     "ruby",
 )
-PROMPT_CASES = ("nested_objects", "tool_names", "hostile_descriptions", "empty", "recursion")
+PROMPT_CASES = (
+    "nested_objects",
+    "tool_names",
+    "hostile_descriptions",
+    "empty",
+    "recursion",
+    "open_closed",
+)
 
 
 def catalog(case: str) -> Any:

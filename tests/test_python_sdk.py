@@ -391,3 +391,25 @@ def test_sdk_to_stdout_is_the_rendered_module() -> None:
     assert (
         hashlib.sha256(result.stdout).hexdigest() == hashlib.sha256(expected.encode()).hexdigest()
     )
+
+
+def test_model_declarations_differ_only_in_open_object_comments() -> None:
+    """The model-facing declarations are the module's with each open object's comment
+    ending in a full stop instead of the checker note (the renderer swaps that one line
+    instead of laying the object out again)."""
+    from codegen.render.python import CHECKER_NOTE, tool_declarations
+
+    swapped = 0
+    for path in all_inputs():
+        for tool in catalog_of(path).tools:
+            module, model = tool_declarations(tool)
+            assert len(module) == len(model)
+            for ours, theirs in zip(module, model, strict=True):
+                expected = []
+                for line in ours.split("\n"):
+                    if line.lstrip().startswith("# Other keys ") and line.endswith(CHECKER_NOTE):
+                        line = line[: -len(CHECKER_NOTE)] + "."
+                        swapped += 1
+                    expected.append(line)
+                assert theirs == "\n".join(expected)
+    assert swapped > 100

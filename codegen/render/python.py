@@ -237,11 +237,19 @@ def _object_lines(
     the object is open)."""
     views = [_field_view(item, declared, forward) for item in named_type.fields]
     description = docs_lines(named_type.docs)
-    layout = _class_lines if _class_syntax_fits(views, type_names) else _functional_lines
+    in_class = _class_syntax_fits(views, type_names)
+    layout = _class_lines if in_class else _functional_lines
     lines = layout(named_type, views, description, _open_comment(named_type.extra, True))
     if named_type.extra is None:
         return lines, lines
-    return lines, layout(named_type, views, description, _open_comment(named_type.extra, False))
+    # The open-object comment is one line, the last of a class body or the last entry of a
+    # functional form's dict (then `    },` and `)` follow); only it differs for a model.
+    where = len(lines) - (1 if in_class else 3)
+    if not lines[where].endswith(CHECKER_NOTE):  # a layout this shortcut does not know
+        return lines, layout(named_type, views, description, _open_comment(named_type.extra, False))
+    model = list(lines)
+    model[where] = lines[where][: -len(CHECKER_NOTE)] + "."
+    return lines, model
 
 
 def _class_lines(
