@@ -15,7 +15,8 @@ from codegen.names import is_method_name
 from codegen.namespaces import derive, namespaced, sanitize, split
 from conftest import ROOT
 
-SHARED_MCP = ROOT.parent / "shared" / "corpus" / "mcp"
+SHARED_MCP = ROOT / "tests" / "corpus" / "mcp"
+"""The repository's copy of the shared corpus of MCP server dumps."""
 
 TOOL = {"name": "echo", "inputSchema": {"type": "object"}}
 
@@ -96,8 +97,6 @@ def test_harvested_dump_gets_the_last_segment(tmp_path: Path) -> None:
 
 
 def test_every_method_name_stays_a_method_name(capsys: pytest.CaptureFixture[str]) -> None:
-    if not SHARED_MCP.is_dir():
-        pytest.skip(f"no shared corpus at {SHARED_MCP}")
     plain = load_sources([str(SHARED_MCP)]).tools
     result = load_sources([str(SHARED_MCP)], namespace=True)
     assert not [d for d in result.diagnostics if d.is_error]
