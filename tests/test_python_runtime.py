@@ -5,10 +5,12 @@ process behind."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from typing import Any
 
+import psutil
 import pytest
 
 from codegen.codemode.execution import ToolCall
@@ -155,6 +157,7 @@ return {
     "env": sorted(os.environ),
     "targets": targets,
     "own_group": os.getpgrp() == os.getpid(),
+    "pid": os.getpid(),
     "isolated": sys.flags.isolated,
 }
 """,
@@ -170,9 +173,11 @@ return {
         "PYTHONIOENCODING",
         "PYTHONDONTWRITEBYTECODE",
         "LC_CTYPE",
+        "PWD",  # bubblewrap's, after entering the sandbox's /tmp
     }
     assert str(sentinel) not in info["targets"]
-    assert info["own_group"] is True and info["isolated"] == 1
+    # its own process group, or (sandboxed) its own pid namespace, where it is pid 2
+    assert (info["own_group"] is True or info["pid"] == 2) and info["isolated"] == 1
 
 
 def test_multi_line_strings_keep_their_text() -> None:
@@ -259,6 +264,12 @@ HOSTILE = [
     ),
     ("exits", "import os\nos._exit(3)", RuntimeLimits(timeout=10), "worker-exit"),
     (
+        "floods stderr",
+        "import os\nwhile True:\n    os.write(2, b'x' * 65536)",
+        RuntimeLimits(timeout=3),
+        "timeout",
+    ),
+    (
         "kills itself",
         "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
         RuntimeLimits(timeout=10),
@@ -305,16 +316,28 @@ return pid
     )
     child = result.value["result"]
     assert isinstance(child, int) and child > 0
+    # The pid is the sandbox's own (a pid namespace) or the host's (no sandbox): look for
+    # any process still running the worker's code instead.
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            os.kill(child, 0)
-        except ProcessLookupError:
-            break
+    while time.monotonic() < deadline and worker_processes():
         time.sleep(0.05)
-    else:
-        pytest.fail(f"the forked child {child} outlived the run")
+    assert not worker_processes(), "the forked child outlived the run"
     assert_no_worker_left(runtime)
+
+
+def worker_processes() -> list[int]:
+    """Processes running the worker's code that are this test process's descendants or
+    orphans (adopted by init): a worker of another test process is neither."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status", "ppid"]):
+        with contextlib.suppress(psutil.Error, TypeError):
+            line = " ".join(process.info["cmdline"] or ())
+            if "The Python run_code worker" not in line or process.info["status"] == "zombie":
+                continue
+            ours = any(parent.pid == os.getpid() for parent in process.parents())
+            if ours or process.info["ppid"] in (0, 1):
+                found.append(process.pid)
+    return found
 
 
 def test_calls_never_awaited_still_reach_the_host_and_settle() -> None:

@@ -11,8 +11,11 @@ exactly True) may overlap other such calls, up to `max_parallel_sub_calls`; any 
 waits for the running ones to finish and runs alone through its commit. The ordered stages
 (the start event, prepare = pre-execute and guards, commit = post-execute, finalize and the
 settle event) never overlap, and commits happen in submission order even when calls finish
-out of order. When the program ends, the run's signal is aborted: calls still queued are
-abandoned (their awaits fail, no events), calls in flight drain before run_code returns.
+out of order. When the program ends, the run's signal is aborted: calls whose handler has not
+started are abandoned (their awaits fail with "tool call abandoned"): with no events when
+they had not reached their start event, and as `ABORTED_BEFORE_DISPATCH` through commit and
+settle when they had (were in policy, or waited for a parallel slot or to run alone). Calls
+in flight are aborted and drain before run_code returns.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 from .execution import Execution, ToolCall, ToolContext, mint_parent
 from .jsonvalue import NotJsonError, snapshot
 from .policy import maybe_await
-from .results import ToolResult
+from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
 from .runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .signals import AbortController
 from .transport import RUN_CODE
@@ -186,9 +189,14 @@ class ProgramRun:
         pending = Pending(self.registry, call)
         previous, self.tail = self.tail, sub.committed
         async with self.ordered:
+            if self.closed:  # the program ended while this call waited for a commit
+                self._abandon(sub)
+                return
             await self._event("start", sub)
             early, final = await pending.prepare()
         if early is not None:
+            if self.closed and early.code == ErrorCode.ABORTED_BEFORE_DISPATCH:
+                early = self._abandoned(sub)  # the run settled while policy decided
             await self._commit(sub, pending, previous, early, final)
             return
         if self._concurrency_safe(sub):
@@ -202,17 +210,28 @@ class ProgramRun:
             task.add_done_callback(self.in_flight.discard)
             return
         await self._drain()  # an exclusive call runs alone, through its commit
-        result, final = await pending.dispatch()
+        result, final = await self._dispatch(sub, pending)
         await self._commit(sub, pending, previous, result, final)
 
     async def _parallel(self, sub: _SubCall, pending: Any, previous: asyncio.Event) -> None:
         try:
-            result, final = await pending.dispatch()
+            result, final = await self._dispatch(sub, pending)
         finally:
             async with self.slots:
                 self.parallel -= 1
                 self.slots.notify_all()
         await self._commit(sub, pending, previous, result, final)
+
+    async def _dispatch(self, sub: _SubCall, pending: Any) -> tuple[ToolResult, bool]:
+        """Run the handler, unless the run ended or was aborted while the call waited for its
+        turn: then it never started, and its result says so (post-execute still runs, as for
+        an abort noticed after policy)."""
+        if self.closed:
+            return self._abandoned(sub), False
+        if self.controller.signal.aborted:
+            return aborted_before_dispatch(sub.call_id, sub.name), False
+        result: tuple[ToolResult, bool] = await pending.dispatch()
+        return result
 
     async def _drain(self) -> None:
         while self.in_flight:
@@ -255,15 +274,25 @@ class ProgramRun:
         self.controller.abort("run_code settled")
         abandoned, self.queue = self.queue, []
         for sub in abandoned:
-            if not sub.future.done():
-                sub.future.set_exception(
-                    ToolCallFailed(sub.name, f"run_code settled; {sub.name} tool call abandoned")
-                )
-            sub.committed.set()
+            self._abandon(sub)
         self.wakeup.set()
         if self.driver is not None:
             await asyncio.gather(self.driver, return_exceptions=True)
         await self._drain()
+
+    def _abandoned(self, sub: _SubCall) -> ToolResult:
+        """The result of a call that reached its start event but whose handler never
+        started before the run settled."""
+        message = f"run_code settled; {sub.name} tool call abandoned"
+        return failure(sub.call_id, sub.name, ErrorCode.ABORTED_BEFORE_DISPATCH, message)
+
+    def _abandon(self, sub: _SubCall) -> None:
+        """A call that never reached its start event: its await fails, nothing else sees it."""
+        if not sub.future.done():
+            sub.future.set_exception(
+                ToolCallFailed(sub.name, f"run_code settled; {sub.name} tool call abandoned")
+            )
+        sub.committed.set()
 
     async def _event(self, kind: str, sub: _SubCall, result: ToolResult | None = None) -> None:
         event = DispatchEvent(

@@ -1,17 +1,20 @@
 """The Python run_code worker: runs one program in a fresh process.
 
-Started by `python_runtime` as `python -I -c <this file> READ_FD WRITE_FD`; it needs the
-standard library only. Messages are JSON lines on two pipes. From the host: `start`
-(program, tool names, limits), then `result` for each call. To the host: `log` (a printed
-line), `call` (a tool call: id, name, arguments), and finally `done` (with the returned value,
-if any) or `error` (kind and message).
+Started by `python_runtime` as `python -I -c <this file> READ_FD WRITE_FD [HOST_PID]`; it
+needs the standard library only. On Linux the kernel kills the worker when its parent dies
+(PR_SET_PDEATHSIG); given HOST_PID (what `getppid()` must return), a worker whose host died
+before that was set exits at once. Messages are JSON lines on two pipes. From the host:
+`start` (program, tool names, limits), then `result` for each call. To the host: `ready` (started
+and waiting for its program), `log` (a printed line), `call` (a tool call: id, name,
+arguments), and finally `done` (with the returned value, if any) or `error` (kind and
+message).
 
 The program runs as the body of an `async def`, so top-level `await` and `return` work, with
 exactly two names bound: `tools` and `ToolCallError`. Calls start as soon as they are made
 (like JavaScript promises), so `asyncio.gather` overlaps them and a call that is never
-awaited still reaches the host. This is not a security boundary: the process has rlimits,
-its own process group and no inherited file descriptors, and forking is refused, but the
-program runs with the host user's rights.
+awaited still reaches the host. The worker itself is no security boundary (refusing
+`os.fork` and friends only catches mistakes); the sandbox it is started in is (see
+`sandbox.py`): there it also sets RLIMIT_NPROC and RLIMIT_FSIZE.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ class _Channel:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.read_fd = read_fd
         self.write_fd = write_fd
-        self.buffer = b""
+        self.partial: list[bytes] = []
+        """The pieces of a line not finished yet: each byte is copied once, when it ends."""
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self.next_id = 0
 
@@ -54,6 +58,25 @@ class _Channel:
             written = os.write(self.write_fd, view)
             view = view[written:]
 
+    def feed(self, chunk: bytes) -> list[bytes]:
+        """The lines `chunk` completes; only the new chunk is searched, so reading a message
+        costs time linear in its size, however it is split."""
+        lines: list[bytes] = []
+        start = 0
+        end = chunk.find(b"\n")
+        while end >= 0:
+            if self.partial:
+                self.partial.append(chunk[start:end])
+                lines.append(b"".join(self.partial))
+                self.partial = []
+            else:
+                lines.append(chunk[start:end])
+            start = end + 1
+            end = chunk.find(b"\n", start)
+        if start < len(chunk):
+            self.partial.append(chunk[start:])
+        return lines
+
     def on_readable(self) -> None:
         chunk = os.read(self.read_fd, 65536)
         if not chunk:
@@ -62,9 +85,7 @@ class _Channel:
                 if not future.done():
                     future.set_exception(ToolCallError("?", "the host closed the channel"))
             return
-        self.buffer += chunk
-        while b"\n" in self.buffer:
-            line, self.buffer = self.buffer.split(b"\n", 1)
+        for line in self.feed(chunk):
             message = json.loads(line)
             waiting = self.pending.pop(message["id"], None)
             if waiting is None or waiting.done():
@@ -75,10 +96,12 @@ class _Channel:
                 waiting.set_exception(ToolCallError(message["name"], message["message"]))
 
 
+MAX_DEPTH = 256
+"""Containers a value may nest (`[[1]]` nests 2); the host refuses deeper values too."""
+
+
 def _check_json(value: Any, path: str = "$", depth: int = 0) -> None:
     """Refuse anything that does not survive a JSON round trip exactly."""
-    if depth > 256:
-        raise TypeError(f"{path}: nested too deeply")
     if value is None or isinstance(value, (bool, str)):
         return
     if isinstance(value, int):
@@ -87,6 +110,8 @@ def _check_json(value: Any, path: str = "$", depth: int = 0) -> None:
         if not math.isfinite(value):
             raise TypeError(f"{path}: {value!r} is not a finite number")
         return
+    if isinstance(value, (list, dict)) and depth >= MAX_DEPTH:
+        raise TypeError(f"{path}: nested too deeply (more than {MAX_DEPTH} levels)")
     if isinstance(value, list):
         for index, item in enumerate(value):
             _check_json(item, f"{path}[{index}]", depth + 1)
@@ -261,6 +286,14 @@ def _set_limits(limits: dict[str, Any]) -> None:
     if memory:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Only in a sandbox: inside its user namespace RLIMIT_NPROC counts the sandbox's own
+    # processes; outside, it would count every process of the host's user.
+    processes = limits.get("processes")
+    if processes:
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+    file_bytes = limits.get("file_bytes")
+    if file_bytes:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
 
 
 def _traceback_text(error: BaseException) -> str:
@@ -287,22 +320,46 @@ async def _main(channel: _Channel, start: dict[str, Any]) -> Any:
     return await program()
 
 
+def _die_with_host(host: int | None) -> None:
+    """Linux: the kernel sends SIGKILL to this process when its parent dies
+    (PR_SET_PDEATHSIG), so a host killed outright leaves no worker behind. A host that died
+    before that was set has already made this process an orphan: exit at once. `host` is
+    the parent's pid as this process sees it; without it, the parent seen now stands in
+    (which leaves open only a host that died while the interpreter was starting)."""
+    if host is None:
+        host = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+        except (ImportError, OSError, AttributeError):
+            pass
+    if os.getppid() != host:
+        os._exit(0)
+
+
 def main() -> None:
     read_fd, write_fd = int(sys.argv[1]), int(sys.argv[2])
+    if len(sys.argv) > 3:  # no sandbox: see that the worker dies with its host
+        _die_with_host(int(sys.argv[3]))
     channel = _Channel(read_fd, write_fd)
-    line = b""
-    while not line.endswith(b"\n"):
+    loop = asyncio.new_event_loop()
+    # Started ahead of its run (a spare), the worker says when it is ready: from here on a
+    # run costs only its program.
+    channel.send({"type": "ready"})
+    lines: list[bytes] = []
+    while not lines:
         chunk = os.read(read_fd, 65536)
         if not chunk:
             return
-        line += chunk
-    first, channel.buffer = line.split(b"\n", 1)
-    start = json.loads(first)
+        lines = channel.feed(chunk)
+    # Nothing but `start` can come first: no call has been made, so no result is due.
+    start = json.loads(lines[0])
     _set_limits(start.get("limits", {}))
     _refuse_processes()
     logs = _Logs(channel, int(start.get("limits", {}).get("output_bytes") or 0))
     sys.stdout = sys.stderr = logs
-    loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     loop.add_reader(read_fd, channel.on_readable)
     try:

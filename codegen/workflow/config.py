@@ -26,7 +26,7 @@ TABLE = "tool.codegen"
 
 DEFAULT_MODULE = "tools"
 
-_KEYS = ("sources", "out", "languages", "module", "namespace", "format", "cache")
+_KEYS = ("sources", "out", "languages", "module", "namespace", "format", "cache", "sandbox")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,9 @@ class ProjectConfig:
     namespace: bool | None = None
     format: str | None = None
     cache: Path | None = None
+    sandbox: str | None = None
+    """How run_code programs are contained where this project starts runs (see
+    `codegen.codemode.sandbox`): "auto", "bubblewrap", "namespaces" or "none"."""
 
 
 def find_config(start: Path | None = None) -> ProjectConfig | None:
@@ -89,6 +92,7 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     namespace = table.get("namespace")
     fmt = table.get("format")
     cache = table.get("cache")
+    sandbox = table.get("sandbox")
     return ProjectConfig(
         path=path,
         sources=(
@@ -106,7 +110,17 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
         namespace=None if namespace is None else _boolean(namespace, "namespace", path),
         format=None if fmt is None else check_format(_string(fmt, "format", path), path),
         cache=None if cache is None else base / _string(cache, "cache", path),
+        sandbox=None if sandbox is None else check_sandbox(_string(sandbox, "sandbox", path), path),
     )
+
+
+def check_sandbox(name: str, where: Path | None = None) -> str:
+    from ..codemode.sandbox import MODES
+
+    if name not in MODES:
+        known = ", ".join(repr(mode) for mode in MODES)
+        raise UsageError(f"{_where(where, 'sandbox')}unknown sandbox {name!r} (known: {known})")
+    return name
 
 
 def parse_languages(

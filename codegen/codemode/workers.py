@@ -1,0 +1,260 @@
+"""Starting run_code workers in their sandbox, and the one spare kept ready.
+
+A worker is started with its two channel pipes as the only descriptors it inherits besides
+0-2, through the sandbox's launcher (`sandbox.py`), and moved into a pids cgroup when the
+host can make one. It then waits for its program, so it can be started before a run needs
+it: `SparePool` keeps one started ahead of the next run and hands each worker to exactly
+one run (a worker is never reused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal as signals
+import weakref
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .sandbox import PIDS_MAX, Launcher, PidsCgroup
+
+READ, WRITE = "{read}", "{write}"
+"""Placeholders for the worker's channel descriptors in its arguments."""
+
+
+@dataclass
+class Started:
+    """A worker waiting for its program, and the host's ends of its channel."""
+
+    process: asyncio.subprocess.Process
+    to_worker: int
+    from_worker: int
+    cgroup: PidsCgroup | None
+    loop: asyncio.AbstractEventLoop
+    owned: bool = field(default=False)
+    """True once a run has taken it (and with it the duty to dispose of it)."""
+
+    def dispose(self) -> None:
+        """Kill the worker's group and close the host's ends; the process is reaped by its
+        loop's child watcher, the cgroup removed once empty (best effort)."""
+        kill(self.process)
+        for fd in (self.to_worker, self.from_worker):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.cgroup is not None:
+            cgroup = self.cgroup
+            self.cgroup = None
+            remove_later(cgroup, self.loop)
+
+
+def kill(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL the worker's group and close its asyncio transport now: a transport left to
+    the garbage collector would try to close itself on a loop that may be gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signals.SIGKILL)
+    transport = getattr(process, "_transport", None)  # asyncio keeps it private
+    if transport is not None:
+        with contextlib.suppress(Exception):
+            transport.close()
+
+
+def remove_later(cgroup: PidsCgroup, loop: asyncio.AbstractEventLoop, tries: int = 100) -> None:
+    """Remove a cgroup once its processes have exited (SIGKILLed processes take a moment)."""
+    if cgroup.remove() or tries <= 0 or loop.is_closed():
+        return
+    loop.call_later(0.02, remove_later, cgroup, loop, tries - 1)
+
+
+async def start_worker(
+    launcher: Launcher, arguments: Sequence[str], environment: dict[str, str]
+) -> Started:
+    """Start one worker. `arguments` follow the interpreter; the arguments `READ` and
+    `WRITE` stand for the worker's ends of its channel. Cancelled, it leaves no
+    process and no descriptor behind."""
+    to_worker_read, to_worker_write = os.pipe()
+    try:
+        from_worker_read, from_worker_write = os.pipe()
+    except OSError:
+        os.close(to_worker_read)
+        os.close(to_worker_write)
+        raise
+    ours = [to_worker_write, from_worker_read]
+    try:
+        numbers = {READ: str(to_worker_read), WRITE: str(from_worker_write)}
+        filled = [numbers.get(argument, argument) for argument in arguments]
+        process = await asyncio.create_subprocess_exec(
+            *launcher.argv(filled, environment),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            env=environment,
+            pass_fds=(to_worker_read, from_worker_write),
+            close_fds=True,
+            start_new_session=True,
+        )
+    except BaseException:
+        for fd in ours:
+            os.close(fd)
+        raise
+    finally:
+        os.close(to_worker_read)  # the worker's ends
+        os.close(from_worker_write)
+    try:
+        await _ready(process, from_worker_read)
+    except BaseException:
+        kill(process)
+        for fd in ours:
+            os.close(fd)
+        raise
+    cgroup = PidsCgroup.create(PIDS_MAX) if launcher.sandboxed else None
+    if cgroup is not None:
+        cgroup.add(process.pid)  # the whole tree exists now, and forks nothing until its run
+    return Started(process, to_worker_write, from_worker_read, cgroup, asyncio.get_running_loop())
+
+
+READY = b'{"type": "ready"}\n'
+READY_TIMEOUT = 60.0
+"""Seconds a worker may take to start (generous: a loaded machine starts slowly)."""
+
+
+async def _ready(process: asyncio.subprocess.Process, fd: int) -> None:
+    """Wait for the worker's `ready` line; `OSError` (with what it wrote to stderr) if it
+    ends or says anything else first."""
+    loop = asyncio.get_running_loop()
+    arrived: asyncio.Future[bytes] = loop.create_future()
+    received = bytearray()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        except OSError as error:
+            if not arrived.done():
+                arrived.set_exception(error)
+            return
+        if arrived.done():
+            return
+        if not chunk:
+            arrived.set_exception(EOFError())
+            return
+        received.extend(chunk)
+        if b"\n" in received or len(received) >= len(READY):
+            arrived.set_result(bytes(received))
+
+    os.set_blocking(fd, False)
+    loop.add_reader(fd, readable)
+    try:
+        said = await asyncio.wait_for(arrived, READY_TIMEOUT)
+    except (EOFError, OSError):
+        said = b""
+    except TimeoutError:
+        raise OSError(f"the worker did not start within {READY_TIMEOUT:g} seconds") from None
+    finally:
+        loop.remove_reader(fd)
+        os.set_blocking(fd, True)
+    if said == READY:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signals.SIGKILL)
+    stderr = b""
+    if process.stderr is not None:
+        with contextlib.suppress(Exception):
+            stderr = await asyncio.wait_for(process.stderr.read(4096), 2)
+    detail = stderr.decode("utf-8", "replace").strip()[-500:]
+    raise OSError(f"the worker ended before it was ready{': ' + detail if detail else ''}")
+
+
+class SparePool:
+    """At most one worker started ahead of the next run, on the loop that will use it.
+
+    A spare outlives the runs that made it, so a host that never calls `aclose` would leave
+    one behind when its event loop ends. The pool registers an async generator on that loop
+    whose `finally` stops the spare: `asyncio.run` and any host that calls
+    `loop.shutdown_asyncgens()` before closing its loop run it."""
+
+    def __init__(self) -> None:
+        self.pending: asyncio.Task[Started] | None = None
+        self.guards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def guard(self) -> None:
+        """Make sure the running loop stops the spare when it shuts down."""
+        loop = asyncio.get_running_loop()
+        if loop in self.guards:
+            return
+        watcher = self._until_shutdown()
+        await watcher.__anext__()  # registered with the loop from its first step on
+        self.guards[loop] = watcher
+
+    async def _until_shutdown(self) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await self.aclose()
+
+    def take(self) -> asyncio.Task[Started] | None:
+        """The spare (started or starting) for this run, or None; the caller owns it."""
+        task, self.pending = self.pending, None
+        if task is None:
+            return None
+        if task.get_loop() is not asyncio.get_running_loop():
+            discard(task)  # made for a loop that is gone: its process cannot serve here
+            return None
+        return task
+
+    def refill(self, start: asyncio.Task[Started]) -> None:
+        discard(self.pending)
+        self.pending = start
+
+    async def wait(self) -> None:
+        """Until the spare (if any) has started."""
+        if self.pending is not None and self.pending.get_loop() is asyncio.get_running_loop():
+            await asyncio.wait({self.pending})
+
+    async def aclose(self) -> None:
+        """Stop the spare and wait until its process is reaped and its pipes are closed."""
+        task, self.pending = self.pending, None
+        if task is None:
+            return
+        if task.get_loop() is not asyncio.get_running_loop():
+            discard(task)
+            return
+        if not task.done():
+            task.cancel()
+        await asyncio.wait({task})
+        if task.cancelled() or task.exception() is not None:
+            return
+        started = task.result()
+        if started.owned:
+            return
+        started.dispose()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(started.process.wait(), 5)
+        if started.process.stderr is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(started.process.stderr.read(), 1)
+
+
+def discard(task: asyncio.Task[Started] | None) -> None:
+    """Dispose of a worker nobody will use: now if it has started, else when it does."""
+    if task is None:
+        return
+
+    def dispose(done: asyncio.Task[Started]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            return
+        started = done.result()
+        if not started.owned:
+            started.dispose()
+
+    if task.done():
+        dispose(task)
+    elif task.get_loop().is_closed():
+        return
+    else:
+        task.add_done_callback(dispose)
+        task.cancel()
