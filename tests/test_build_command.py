@@ -293,6 +293,11 @@ def test_missing_settings_are_usage_errors(
             "format",
             "unknown input format 'xml'",
         ),
+        (
+            'sources = ["tools"]\nout = "out"\nsandbox = "docker"\n',
+            "sandbox",
+            "unknown sandbox 'docker'",
+        ),
         ('sources = ["tools"]\nout = "out"\noutput = "x"\n', "output", "unknown key 'output'"),
     ],
 )
@@ -422,3 +427,12 @@ def test_a_large_catalog_builds_quickly(
     status, _, err = run(capsys, "build", "big.json", "-o", "out", "-q")
     assert (status, err) == (0, "")
     assert (tmp_path / "out" / "tools.py").read_text().count("class Tool") >= 1500
+
+
+def test_the_sandbox_setting_is_read_from_the_table(tmp_path: Path) -> None:
+    from codegen.workflow.config import load_config
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.codegen]\nsandbox = "namespaces"\n')
+    config = load_config(path)
+    assert config is not None and config.sandbox == "namespaces"

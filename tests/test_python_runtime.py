@@ -78,8 +78,12 @@ def process_group_gone(pid: int) -> bool:
 
 
 def assert_no_worker_left(runtime: PythonRuntime) -> None:
+    """Every worker's group is gone (reaped after the run returned, within seconds)."""
     assert runtime.spawned, "no worker was started"
+    deadline = time.monotonic() + 10
     for pid in runtime.spawned:
+        while not process_group_gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert process_group_gone(pid), f"worker group {pid} is still alive"
 
 

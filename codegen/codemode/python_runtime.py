@@ -49,7 +49,17 @@ from .sandbox import (
     launcher,
 )
 from .signals import AbortSignal
-from .workers import READ, WRITE, SparePool, Started, discard, remove_later, start_worker
+from .workers import (
+    READ,
+    WRITE,
+    ShutdownGuard,
+    SparePool,
+    Started,
+    discard,
+    kill,
+    remove_later,
+    start_worker,
+)
 
 T = TypeVar("T")
 
@@ -172,14 +182,17 @@ class PythonRuntime:
         """Process ids of the workers started so far (each led its own process group)."""
         self._launcher: Launcher | None = None
         self._pool = SparePool()
+        self._burying: set[asyncio.Task[None]] = set()
+        """Killed workers being reaped after their runs returned."""
+        self._guard = ShutdownGuard(self.aclose)
 
     async def run(self, program: str, bindings: Bindings, signal: AbortSignal) -> RunOutput:
         if signal.aborted:
             raise CodeRunFailed("abort", "the run was cancelled before it started")
         chosen = await self.launcher()
         start = self._pool.take() or asyncio.ensure_future(self._start(chosen))
+        await self._guard.watch()
         if self.spare:
-            await self._pool.guard()
             self._pool.refill(asyncio.ensure_future(self._start(chosen)))
         run = _WorkerRun(self, bindings, signal, chosen)
         return await run.execute(program, start)
@@ -207,9 +220,17 @@ class PythonRuntime:
         """Until the spare worker (if any) has started: for benchmarks and tests."""
         await self._pool.wait()
 
+    def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._burying.add(task)
+        task.add_done_callback(self._burying.discard)
+
     async def aclose(self) -> None:
-        """Stop the spare worker. Runs still going are not affected."""
+        """Stop the spare worker and wait until the workers of finished runs are reaped.
+        Runs still going are not affected."""
         await self._pool.aclose()
+        if self._burying:
+            await asyncio.gather(*list(self._burying), return_exceptions=True)
 
 
 class _WorkerRun:
@@ -340,6 +361,8 @@ class _WorkerRun:
         interrupt it."""
         process = self.process
         if process is not None:
+            # Even once the worker is reaped: its group lives on while a child of it does
+            # (Linux does not reuse a pid that still names a group).
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signals.SIGKILL)
         for task in list(self.tasks):
@@ -357,20 +380,40 @@ class _WorkerRun:
             self._close(fd)
 
     async def _reap(self) -> None:
-        """Wait for the run's tasks to finish and for the worker to be reaped, with bounds."""
+        """Wait for the run's tasks to finish (bounded); the worker, already killed, is
+        reaped in the background (`PythonRuntime.aclose` waits for that), so a run does not
+        wait for its sandbox to be torn down."""
         pending = [task for task in self.tasks if task is not self.drain]
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
-        if self.process is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.process.wait(), 10)
-        if self.cgroup is not None:
-            remove_later(self.cgroup, asyncio.get_running_loop())
-            self.cgroup = None
-        if self.drain is not None and not self.drain.done():
-            # stderr reaches its end when the last process holding it has died
-            await asyncio.wait({self.drain}, timeout=1)
-            self.drain.cancel()
+        if self.process is not None or self.drain is not None:
+            self.runtime._background(self._bury())
+
+    async def _bury(self) -> None:
+        """Reap the killed worker, end the stderr drain, remove the cgroup, and close the
+        worker's transport, whatever happens: cancelled (the loop is shutting down), it
+        still finishes the reap, briefly, so nothing is left to a closed loop."""
+        try:
+            if self.process is not None:
+                try:
+                    await asyncio.wait_for(self.process.wait(), 10)
+                except asyncio.CancelledError:
+                    with contextlib.suppress(BaseException):
+                        await asyncio.wait_for(self.process.wait(), 2)
+                    raise
+                except Exception:
+                    pass
+            if self.drain is not None and not self.drain.done():
+                # stderr reaches its end when the last process holding it has died
+                await asyncio.wait({self.drain}, timeout=1)
+        finally:
+            if self.drain is not None:
+                self.drain.cancel()
+            if self.process is not None:
+                kill(self.process)  # gone by now: this closes its transport's pipes
+            if self.cgroup is not None:
+                remove_later(self.cgroup, asyncio.get_running_loop())
+                self.cgroup = None
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         """Read the worker's stderr as it comes, so raw writes to it never block the worker,

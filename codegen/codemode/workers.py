@@ -14,9 +14,8 @@ import contextlib
 import os
 import signal as signals
 import weakref
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from .sandbox import PIDS_MAX, Launcher, PidsCgroup
 
@@ -52,8 +51,9 @@ class Started:
 def kill(process: asyncio.subprocess.Process) -> None:
     """SIGKILL the worker's group and close its asyncio transport now: a transport left to
     the garbage collector would try to close itself on a loop that may be gone."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signals.SIGKILL)
+    if process.returncode is None:  # once reaped, its pid (and group) may be another's
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signals.SIGKILL)
     transport = getattr(process, "_transport", None)  # asyncio keeps it private
     if transport is not None:
         with contextlib.suppress(Exception):
@@ -168,33 +168,10 @@ async def _ready(process: asyncio.subprocess.Process, fd: int) -> None:
 
 
 class SparePool:
-    """At most one worker started ahead of the next run, on the loop that will use it.
-
-    A spare outlives the runs that made it, so a host that never calls `aclose` would leave
-    one behind when its event loop ends. The pool registers an async generator on that loop
-    whose `finally` stops the spare: `asyncio.run` and any host that calls
-    `loop.shutdown_asyncgens()` before closing its loop run it."""
+    """At most one worker started ahead of the next run, on the loop that will use it."""
 
     def __init__(self) -> None:
         self.pending: asyncio.Task[Started] | None = None
-        self.guards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    async def guard(self) -> None:
-        """Make sure the running loop stops the spare when it shuts down."""
-        loop = asyncio.get_running_loop()
-        if loop in self.guards:
-            return
-        watcher = self._until_shutdown()
-        await watcher.__anext__()  # registered with the loop from its first step on
-        self.guards[loop] = watcher
-
-    async def _until_shutdown(self) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await self.aclose()
 
     def take(self) -> asyncio.Task[Started] | None:
         """The spare (started or starting) for this run, or None; the caller owns it."""
@@ -258,3 +235,31 @@ def discard(task: asyncio.Task[Started] | None) -> None:
     else:
         task.add_done_callback(dispose)
         task.cancel()
+
+
+class ShutdownGuard:
+    """Runs `close` when an event loop shuts down. A spare worker, and a worker still being
+    reaped, outlive the run that made them; a host that never closes its runtime would leave
+    them to a loop that is gone. The guard is an async generator registered on each loop the
+    runtime runs on: `asyncio.run` (and any host that calls `loop.shutdown_asyncgens()`)
+    finishes it, and its `finally` runs `close`."""
+
+    def __init__(self, close: Callable[[], Awaitable[None]]) -> None:
+        self.close = close
+        self.loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, object] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def watch(self) -> None:
+        loop = asyncio.get_running_loop()
+        if loop in self.loops:
+            return
+        watcher = self._until_shutdown()
+        await watcher.__anext__()  # registered with the loop from its first step on
+        self.loops[loop] = watcher
+
+    async def _until_shutdown(self) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await self.close()
