@@ -37,6 +37,7 @@ from codegen.cli import main
 from codegen.client import ToolCallError, UnknownToolError, bind
 from codegen.workflow.harvest import sweep_group
 from conftest import ROOT
+from processes import running
 
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 EXAMPLE_HEADING = "## Calling tools from Python"
@@ -515,13 +516,6 @@ def test_errors_are_the_sdks_tool_call_error_too(monkeypatch: pytest.MonkeyPatch
 
 
 # --- end to end: @modelcontextprotocol/server-everything --------------------------------
-
-
-def running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def assert_gone(pids: list[int]) -> None:

@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 from codegen.cli import main
 from codegen.workflow.harvest import TOOL_KEYS
 from conftest import FIXTURES, ROOT
+from processes import running
 
 MCP = FIXTURES / "mcp"
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
@@ -40,13 +40,6 @@ def harvest(
 
 def python(script: str, *args: str) -> list[str]:
     return [sys.executable, str(MCP / script), *args]
-
-
-def running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def assert_gone(pids: list[int]) -> None:

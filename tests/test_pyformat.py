@@ -196,3 +196,23 @@ def test_width_table_matches_black() -> None:
             continue
         char = chr(code)
         assert fmt.width(char) == str_width(char), hex(code)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    key=st.text(alphabet="ab-_.", min_size=1, max_size=140),
+    args=st.integers(min_value=1, max_value=100),
+    returns=st.one_of(st.just("Any"), st.integers(min_value=1, max_value=110)),
+    described=st.booleans(),
+)
+def test_getitem_overloads_are_black_fixed_points(
+    key: str, args: int, returns: Any, described: bool
+) -> None:
+    """`black` splits a long `def` at its parameters, and on its second pass at the return
+    type's bracket when the first exploded it: the overload layout must match either way."""
+    from codegen.render.pyprotocol import overload_lines
+
+    result = returns if isinstance(returns, str) else "R" * returns
+    lines = overload_lines(py_str(key), "A" * args, result, ("Doc.",) if described else ())
+    text = "class Tools(Protocol):\n    @overload\n" + "\n".join(lines) + "\n"
+    assert black.format_str(text, mode=MODE) == text

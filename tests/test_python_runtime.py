@@ -5,12 +5,10 @@ process behind."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import time
 from typing import Any
 
-import psutil
 import pytest
 
 from codegen.codemode.execution import ToolCall
@@ -19,6 +17,7 @@ from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.results import ErrorCode, ToolResult
 from codegen.codemode.signals import AbortController
 from codemode_helpers import run
+from processes import WORKER_MARK, left_processes
 
 
 async def read_file(args: Any, context: Any) -> Any:
@@ -330,18 +329,7 @@ return pid
 
 
 def worker_processes() -> list[int]:
-    """Processes running the worker's code that are this test process's descendants or
-    orphans (adopted by init): a worker of another test process is neither."""
-    found = []
-    for process in psutil.process_iter(["cmdline", "status", "ppid"]):
-        with contextlib.suppress(psutil.Error, TypeError):
-            line = " ".join(process.info["cmdline"] or ())
-            if "The Python run_code worker" not in line or process.info["status"] == "zombie":
-                continue
-            ours = any(parent.pid == os.getpid() for parent in process.parents())
-            if ours or process.info["ppid"] in (0, 1):
-                found.append(process.pid)
-    return found
+    return [process.pid for process in left_processes((WORKER_MARK,))]
 
 
 def test_calls_never_awaited_still_reach_the_host_and_settle() -> None:

@@ -23,10 +23,9 @@ from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
 from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput
 from codegen.codemode.sandbox import PIDS_MAX, SandboxUnavailable, launcher
 from codegen.codemode.signals import AbortController
+from processes import left_processes
 
 SANDBOXES = ("auto", "bubblewrap", "namespaces")
-WORKER_MARK = "The Python run_code worker"
-NSBOOT_MARK = "The `namespaces` sandbox"
 SECRET = "codegen-test-secret-2f6c1d"
 
 
@@ -38,23 +37,7 @@ BINDINGS = Bindings(("echo",), answer)
 
 
 def sandbox_processes() -> list[psutil.Process]:
-    """Every process running a worker's or a sandbox launcher's code that is this test
-    process's descendant or an orphan (adopted by init, as an escaped process would be); a
-    worker of another test process running in parallel is neither."""
-    found = []
-    for process in psutil.process_iter(["cmdline", "status", "ppid"]):
-        try:
-            line = " ".join(process.info["cmdline"] or ())
-            if process.info["status"] == psutil.STATUS_ZOMBIE:
-                continue
-            if WORKER_MARK not in line and NSBOOT_MARK not in line:
-                continue
-            ours = any(parent.pid == os.getpid() for parent in process.parents())
-        except (psutil.Error, TypeError):
-            continue
-        if ours or process.info["ppid"] in (0, 1):
-            found.append(process)
-    return found
+    return left_processes()
 
 
 def assert_no_process_left() -> None:

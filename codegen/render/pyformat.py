@@ -161,15 +161,19 @@ def method(name: str, args: str, returns: str, stub: bool) -> list[str]:
     line = f"{INDENT}async def {name}(self, args: {args}) -> {returns}{end}"
     if fits(line):
         return [line]
-    inner = INDENT * 2
-    params = f"{inner}self, args: {args}"
-    body = (
-        [params]
-        if fits(params)
-        else [f"{inner}self,", *layout(Atom(args), inner, "args: ", ",", parenthesize_union=True)]
-    )
+    body = _parameters("args", Atom(args))
     tail = layout(Atom(returns), INDENT, ") -> ", end, parenthesize_union=True)
     return [f"{INDENT}async def {name}(", *body, *tail]
+
+
+def _parameters(name: str, annotation: Expr) -> list[str]:
+    """`self, name: annotation` between a split def's brackets: on one line when it fits,
+    else one parameter a line with a magic trailing comma."""
+    inner = INDENT * 2
+    params = f"{inner}self, {name}: {flat(annotation)}"
+    if fits(params):
+        return [params]
+    return [f"{inner}self,", *layout(annotation, inner, f"{name}: ", ",", parenthesize_union=True)]
 
 
 def assignment(target: str, value: Expr) -> list[str]:
@@ -208,13 +212,7 @@ def getitem_typed(name: Expr | str, returns: Sub, stub: bool = True) -> list[str
     line = f"{INDENT}def __getitem__(self, name: {flat(name)}) -> {flat(returns)}{end}"
     if fits(line):
         return [line]
-    inner = INDENT * 2
-    params = f"{inner}self, name: {flat(name)}"
-    body = (
-        [params]
-        if fits(params)
-        else [f"{inner}self,", *layout(name, inner, "name: ", ",", parenthesize_union=True)]
-    )
+    body = _parameters("name", name)
     tail = layout(returns, INDENT, ") -> ", end, parenthesize_union=True)
     if not any(line.endswith(",") for line in tail):
         return [f"{INDENT}def __getitem__(", *body, *tail]
@@ -224,5 +222,5 @@ def getitem_typed(name: Expr | str, returns: Sub, stub: bool = True) -> list[str
         if fits(head) and len(body) == 1
         else [f"{INDENT}def __getitem__(", *body, f"{INDENT}) -> {returns.head}["]
     )
-    args = [out for arg in returns.args for out in layout(arg, inner, suffix=",")]
+    args = [out for arg in returns.args for out in layout(arg, INDENT * 2, suffix=",")]
     return [*heads, *args, f"{INDENT}]{end}"]

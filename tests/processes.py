@@ -1,0 +1,41 @@
+"""Looking for processes the tests started: whether one is still running, and which
+run_code workers (or sandbox launchers) are left."""
+
+from __future__ import annotations
+
+import os
+
+import psutil
+
+WORKER_MARK = "The Python run_code worker"
+"""In every worker's command line (its source is passed with `-c`)."""
+NSBOOT_MARK = "The `namespaces` sandbox"
+"""In the command line of the `namespaces` sandbox's launcher."""
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def left_processes(marks: tuple[str, ...] = (WORKER_MARK, NSBOOT_MARK)) -> list[psutil.Process]:
+    """Running processes whose command line holds one of `marks` and that are this test
+    process's descendants or orphans (adopted by init, as an escaped process would be); a
+    worker of another test process running in parallel is neither."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status", "ppid"]):
+        try:
+            line = " ".join(process.info["cmdline"] or ())
+            if process.info["status"] == psutil.STATUS_ZOMBIE:
+                continue
+            if not any(mark in line for mark in marks):
+                continue
+            ours = any(parent.pid == os.getpid() for parent in process.parents())
+        except (psutil.Error, TypeError):
+            continue
+        if ours or process.info["ppid"] in (0, 1):
+            found.append(process)
+    return found
