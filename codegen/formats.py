@@ -2,8 +2,10 @@
 
 Formats: our own / MCP (`inputSchema`), an MCP `tools/list` result, OpenAI Chat Completions
 (`{"type": "function", "function": {...}}`) and Responses (`{"type": "function", "name": ...}`)
-tools, Anthropic tools (`input_schema`), BFCL function docs (`parameters` in the BFCL
-dialect, or records with a `function` list) and ToolUniverse tool configs (`parameter`,
+tools, Anthropic tools (`input_schema`), BFCL function docs (`parameters` or
+`input_schema` in the BFCL dialect, outputs under `response` or `output_schema`, or records
+with a `function` list; an `input_schema` whose root `type` only BFCL spells, such as
+`dict`, is detected as BFCL) and ToolUniverse tool configs (`parameter`,
 `return_schema`). Containers: one tool, a list, or an object
 with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored here;
 `namespaces` reads `server` and `serverInfo.name` for `--namespace`).
@@ -17,6 +19,7 @@ from typing import Any
 
 from .errors import Diagnostic, join_pointer
 from .model import ToolDefinition
+from .normalize import BFCL_TYPES, JSON_TYPES
 from .validate import check_envelope
 
 FORMATS = ("mcp", "openai", "anthropic", "bfcl", "tooluniverse")
@@ -51,6 +54,10 @@ _OPENAI_CHAT = _Layout(
 _OPENAI_RESPONSES = _Layout("openai", ("name",), ("description",), ("parameters",))
 _ANTHROPIC = _Layout("anthropic", ("name",), ("description",), ("input_schema",))
 _BFCL = _Layout("bfcl", ("name",), ("description",), ("parameters",), ("response",))
+_BFCL_INPUT_KEYS = ("parameters", "input_schema")
+_BFCL_OUTPUT_KEYS = ("response", "output_schema")
+"""BFCL function docs keep their schemas under either key (its multi-turn docs use the
+`input_schema` spelling); the first present wins, both present is an error."""
 _TOOLUNIVERSE = _Layout(
     "tooluniverse", ("name",), ("description",), ("parameter",), ("return_schema",)
 )
@@ -71,7 +78,7 @@ def _classify(record: Any) -> _Layout | str | None:
     if "inputSchema" in record:
         return _MCP
     if "input_schema" in record:
-        return _ANTHROPIC
+        return _bfcl_layout(record) if _is_bfcl_schema(record["input_schema"]) else _ANTHROPIC
     if isinstance(record.get("function"), list):
         return "bfcl-record"
     if "parameters" in record and "name" in record:
@@ -85,6 +92,24 @@ def _classify(record: Any) -> _Layout | str | None:
     return None
 
 
+def _is_bfcl_schema(schema: Any) -> bool:
+    """A root `type` only the BFCL dialect spells (`dict`, `HashMap`, ...): JSON Schema's
+    own names never mean BFCL, so an Anthropic tool is never read as one."""
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    return isinstance(kind, str) and kind in BFCL_TYPES and kind not in JSON_TYPES
+
+
+def _bfcl_layout(record: dict[str, Any]) -> _Layout:
+    """The BFCL layout with the input and output keys this record uses."""
+    inputs = next((k for k in _BFCL_INPUT_KEYS if k in record), _BFCL_INPUT_KEYS[0])
+    outputs = next((k for k in _BFCL_OUTPUT_KEYS if k in record), _BFCL_OUTPUT_KEYS[0])
+    if (inputs, outputs) == (_BFCL_INPUT_KEYS[0], _BFCL_OUTPUT_KEYS[0]):
+        return _BFCL
+    return _Layout("bfcl", ("name",), ("description",), (inputs,), (outputs,))
+
+
 def _forced(fmt: str, record: Any) -> _Layout | str | None:
     """The layout when `--format` names one: only that format's shapes are accepted."""
     detected = _classify(record)
@@ -93,7 +118,7 @@ def _forced(fmt: str, record: Any) -> _Layout | str | None:
     if isinstance(detected, _Layout) and detected.format == fmt:
         return detected
     if fmt == "bfcl" and isinstance(record, dict) and "name" in record:
-        return _BFCL
+        return _bfcl_layout(record)
     if fmt == "mcp" and isinstance(record, dict) and "name" in record:
         return _MCP
     if fmt == "openai" and isinstance(record, dict) and "parameters" in record:
@@ -193,6 +218,8 @@ def _convert(
         present, value = _get(record, path)
         fields[field_name] = (present, value, join_pointer(pointer, *path))
     problems = check_envelope(fields, source, pointer)
+    if layout.format == "bfcl":
+        problems.extend(_bfcl_conflicts(record, source, pointer))
     if any(p.is_error for p in problems):
         return None, problems
     has_input, input_schema, input_pointer = fields["input_schema"]
@@ -217,6 +244,21 @@ def _convert(
         input_pointer=input_pointer,
         output_pointer=output_pointer,
         format=layout.format,
-        dialect="bfcl" if layout is _BFCL else "json-schema",
+        dialect="bfcl" if layout.format == "bfcl" else "json-schema",
         decoded=decoded,
     ), problems
+
+
+def _bfcl_conflicts(record: dict[str, Any], source: str, pointer: str) -> list[Diagnostic]:
+    """An error for each BFCL field given under both of its keys: neither can win silently."""
+    problems = []
+    for keys in (_BFCL_INPUT_KEYS, _BFCL_OUTPUT_KEYS):
+        if all(k in record for k in keys):
+            problems.append(
+                Diagnostic(
+                    source,
+                    join_pointer(pointer, keys[1]),
+                    f"both {keys[0]!r} and {keys[1]!r} given; keep one",
+                )
+            )
+    return problems

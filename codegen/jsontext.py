@@ -93,10 +93,14 @@ def loads(text: str) -> Any:
 
 
 def loads_lines(text: str) -> list[tuple[int, Any]]:
-    """Decode JSON Lines: (line number, value) for every non-blank line."""
+    """Decode JSON Lines: (line number, value) for every non-blank line. Lines end at LF
+    only (a CR LF ending is tolerated): a record's strings may hold U+2028, U+2029, U+0085
+    and the other characters `str.splitlines` would also break at, as in a `.json` file."""
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line.strip(" \t\r"):
             continue
         try:
             records.append((number, loads(line)))

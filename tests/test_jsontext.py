@@ -90,3 +90,21 @@ def test_yaml_is_strict_too() -> None:
         jsontext.load_yaml("when: 2024-01-01\n")
     with pytest.raises(DecodeProblem, match="non-finite"):
         jsontext.load_yaml("x: .nan\n")
+
+
+def test_json_lines_break_only_at_line_feed() -> None:
+    text = '{"d": "a\u2028b\u2029c\x85d"}\r\n\r\n  \n{"d": 2}\n'
+    assert jsontext.loads_lines(text) == [(1, {"d": "a\u2028b\u2029c\x85d"}), (4, {"d": 2})]
+
+
+def test_json_lines_error_position_after_separator_characters() -> None:
+    with pytest.raises(DecodeProblem) as info:
+        jsontext.loads_lines('{"d": "\u2028"}\r\n{"d": "\u2029", }\n')
+    assert info.value.message.startswith("invalid JSON")
+    assert (info.value.line, info.value.column) == (2, 12)
+
+
+def test_json_lines_separator_outside_strings_is_not_a_line_break() -> None:
+    with pytest.raises(DecodeProblem) as info:
+        jsontext.loads_lines('{"d": 1}\u2028{"d": 2}\n')
+    assert (info.value.line, info.value.column) == (1, 9)

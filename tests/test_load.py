@@ -214,3 +214,84 @@ def test_namespace_prefixes_server_name_or_file_stem(tmp_path: Path) -> None:
     assert all("__" in name for name in names)
     tool = next(t for t in result.tools if t.name == "desktop_commander__read_file")
     assert tool.namespace == "desktop_commander"
+
+
+def test_json_lines_record_with_line_separator_in_a_description(tmp_path: Path) -> None:
+    record = {
+        "name": "f",
+        "description": "first\u2028second\u2029third",
+        "inputSchema": {"type": "object", "properties": {"x": {"description": "a\u2028b"}}},
+    }
+    text = json.dumps(record, ensure_ascii=False)
+    (tmp_path / "tools.jsonl").write_text(text + "\r\n" + text.replace('"f"', '"g"') + "\n")
+    (tmp_path / "tool.json").write_text(text)
+    lines = load_sources([str(tmp_path / "tools.jsonl")])
+    whole = load_sources([str(tmp_path / "tool.json")])
+    assert not lines.diagnostics and not whole.diagnostics
+    assert [t.name for t in lines.tools] == ["f", "g"]
+    assert lines.tools[1].source.endswith("tools.jsonl:2")
+    assert lines.tools[0].description == whole.tools[0].description == record["description"]
+
+
+def test_json_lines_error_names_the_line_after_a_line_separator(tmp_path: Path) -> None:
+    path = tmp_path / "tools.jsonl"
+    path.write_text('{"name": "a\u2028b"}\n{"name": }\n')
+    result = load_sources([str(path)])
+    assert not result.tools
+    [problem] = result.diagnostics
+    assert "line 2 column 10" in problem.message
+
+
+BMI = {
+    "name": "bmi",
+    "description": "Body mass index.",
+    "input_schema": {
+        "type": "dict",
+        "properties": {
+            "weight": {"type": "float", "description": "kg"},
+            "height": {"type": "float", "description": "m", "optional": True},
+        },
+        "required": ["weight", "height"],
+    },
+    "output_schema": {"type": "dict", "properties": {"bmi": {"type": "float"}}},
+}
+
+
+@pytest.mark.parametrize("fmt", ["bfcl", "auto"])
+def test_bfcl_function_doc_keyed_input_schema(fmt: str) -> None:
+    result = load_value([BMI], fmt=fmt)
+    assert not result.diagnostics
+    [tool] = result.tools
+    assert (tool.format, tool.dialect) == ("bfcl", "bfcl")
+    assert tool.input_schema == BMI["input_schema"]
+    assert tool.output_schema == BMI["output_schema"]
+    assert (tool.input_pointer, tool.output_pointer) == ("/0/input_schema", "/0/output_schema")
+
+
+def test_bfcl_input_schema_doc_compiles_to_typed_arguments() -> None:
+    from codegen.pipeline import compile_value
+
+    compiled = compile_value([BMI], fmt="bfcl")
+    assert compiled.catalog is not None and not compiled.diagnostics
+    [tool] = compiled.catalog.tools
+    [args, _] = tool.types
+    assert [(f.key, f.required) for f in args.fields] == [("weight", True), ("height", False)]
+
+
+def test_bfcl_response_and_parameters_keys_mix() -> None:
+    record = {"name": "f", "input_schema": {"type": "dict", "properties": {}}, "response": {}}
+    [tool] = load_value(record, fmt="bfcl").tools
+    assert (tool.input_pointer, tool.output_pointer) == ("/input_schema", "/response")
+
+
+def test_bfcl_schema_under_both_keys_is_an_error() -> None:
+    record = {**BMI, "parameters": BMI["input_schema"]}
+    result = load_value(record, fmt="bfcl")
+    assert not result.tools
+    assert "both 'parameters' and 'input_schema'" in result.diagnostics[0].message
+
+
+def test_anthropic_tool_with_json_schema_types_stays_anthropic() -> None:
+    record = {"name": "a", "input_schema": {"type": "object", "properties": {}}}
+    [tool] = load_value(record).tools
+    assert (tool.format, tool.dialect) == ("anthropic", "json-schema")
