@@ -241,6 +241,7 @@ class _ToolBuilder:
         self.root_referenced = False
         self.aliased: dict[int, str] = {}
         self.merged: dict[int, dict[str, Any]] = {}
+        self.merge_notes: dict[int, tuple[str, ...]] = {}
         self.scope: _Scope | None = None
         self.made: list[Any] = []
 
@@ -500,10 +501,14 @@ class _ToolBuilder:
                 pending.extendleft(reversed(arm["allOf"]))
                 arm = {k: v for k, v in arm.items() if k != "allOf"}
             arms.append(arm)
+        notes: list[str] = []
         try:
-            merged = merge_schemas(arms)
+            merged = merge_schemas(arms, notes)
         except MergeConflict as conflict:
             return self.degrade(schema, "allOf", str(conflict))
+        if notes:
+            # sorted: which arm or keyword came first must not change the text
+            self.merge_notes[id(merged)] = tuple(sorted(dict.fromkeys(notes)))
         self.scope.normalized.origins[id(merged)] = self.scope.normalized.origin(schema)
         self.merged[id(schema)] = merged
         if id(schema) in self.names:
@@ -525,27 +530,67 @@ class _ToolBuilder:
                 schema, keyword, f"a union of {kinds} arms is wider than the limit of {ARMS_LIMIT}"
             )
         base = {k: v for k, v in schema.items() if k != keyword and k not in DOC_KEYWORDS}
+        ref_names: dict[int, str] = {}
         if base:
             origins = self.scope.normalized.origins
+            shapes = _shapes_refs(base)
             merged_arms = []
             for arm in arms_schemas:
                 if not isinstance(arm, dict):
                     merged_arms.append(arm)
                     continue
-                try:
-                    combined = merge_schemas([base, arm])
-                except MergeConflict:
-                    continue  # an arm that contradicts the base matches nothing
+                if shapes and self._mergeable_ref(arm):
+                    # The keywords beside the union hold in every arm, a referenced one
+                    # too: `allOf` merges the target with them (shared properties first).
+                    combined = {"allOf": [base, arm]}
+                    ref_names[id(combined)] = camel_case(arm["$ref"].rpartition("/")[2])
+                else:
+                    try:
+                        # Keywords that cannot share one value (two `format`s) keep the
+                        # base's: the arm's own show in the union's notes (`extract_docs`).
+                        combined = merge_schemas([base, arm])
+                    except MergeConflict as conflict:
+                        if conflict.empty:
+                            continue  # its type or const contradicts the base's: no value
+                        # The arm admits values; typed alone, it admits more than it should
+                        # rather than losing valid calls.
+                        reason = str(conflict).replace("allOf arms disagree", "they disagree")
+                        self.diagnostics.append(
+                            Diagnostic(
+                                self.tool.source,
+                                self.where(arm),
+                                f"the keywords beside {keyword} cannot be merged into this "
+                                f"arm ({reason}); it is typed without them",
+                                "warning",
+                            )
+                        )
+                        combined = arm
                 origins[id(combined)] = origins.get(id(arm), origins.get(id(schema), ""))
                 merged_arms.append(combined)
             self.made.extend(merged_arms)
             arms_schemas = merged_arms
         hints = _arm_hints(hint, arms_schemas)
+        if ref_names:
+            hints = [
+                hint + ref_names[id(arm)] if ref_names.get(id(arm)) else arm_hint
+                for arm, arm_hint in zip(arms_schemas, hints, strict=True)
+            ]
         arms = [
             self.node(arm, arm_hint, inline)
             for arm, arm_hint in zip(arms_schemas, hints, strict=True)
         ]
         return self._bounded(schema, keyword, union(arms))
+
+    def _mergeable_ref(self, arm: dict[str, Any]) -> bool:
+        """Whether a union arm is a local `$ref` that `_all_of` can merge with the keywords
+        beside the union: not one that is being built (a recursive reference stays a
+        reference)."""
+        assert self.scope is not None
+        ref = arm.get("$ref")
+        if not isinstance(ref, str):
+            return False
+        target = self.scope.resolver.resolve(ref)
+        return isinstance(target, Resolved) and id(target.node) not in self.busy
 
     def _required_choice(
         self,
@@ -655,7 +700,8 @@ class _ToolBuilder:
                 continue
             field_hint = name + (camel_case(key) or "Field")
             field_type = self.node(prop, field_hint, 0)
-            docs = extract_docs(self.merged.get(id(prop), prop))
+            merged = self.merged.get(id(prop), prop)
+            docs = extract_docs(merged, self.merge_notes.get(id(merged), ()))
             if isinstance(prop, dict) and "$ref" in prop:
                 target = self.scope.resolver.resolve(prop["$ref"]) if self.scope else None
                 if isinstance(target, Resolved) and target.node is not prop:
@@ -754,6 +800,16 @@ def _plain_leaf_type(schema: Any) -> ir.TypeNode | None:
 _LEAF_UNIONS: dict[tuple[str, ...], ir.TypeNode] = {}
 """Unions of primitives by their kinds in order: few distinct ones, shared (IR nodes are
 immutable)."""
+
+
+_REF_NEUTRAL = frozenset({"type", "discriminator", "$defs", "definitions"})
+"""Keywords beside a union that a referenced arm needs no merging for."""
+
+
+def _shapes_refs(base: dict[str, Any]) -> bool:
+    """Whether the keywords beside a union say more than a referenced arm already does
+    (properties, `required`, bounds): then each `$ref` arm is merged with them."""
+    return any(k not in _REF_NEUTRAL and not k.startswith("x-") for k in base)
 
 
 def _required_alternatives(schema: dict[str, Any], keyword: str) -> list[list[str]] | None:

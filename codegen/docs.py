@@ -75,10 +75,16 @@ _FLAGS = (("deprecated", "deprecated"), ("readOnly", "read_only"), ("writeOnly",
 
 def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
     """The documentation of one schema node (a dict; anything else has none). Only the
-    keywords present are read: this runs for every node of every schema."""
+    keywords present are read: this runs for every node of every schema. The constraints
+    of a union's arms (`{"type": ["integer", "null"], "minimum": 2}` normalizes to one) are
+    the node's too: see `_lift_arms`."""
     if not isinstance(node, dict):
         return Docs(notes=notes) if notes else EMPTY_DOCS
     present = _DOC_KEYS.intersection(node)
+    if "anyOf" in node or "oneOf" in node:
+        node, arm_notes = _lift_arms(node)
+        present = _DOC_KEYS.intersection(node)
+        notes = (*notes, *arm_notes) if arm_notes else notes
     if not present:
         return Docs(notes=notes) if notes else EMPTY_DOCS
     fields: dict[str, Any] = {}
@@ -106,6 +112,111 @@ def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
     if notes:
         fields["notes"] = notes
     return Docs(**fields) if fields else EMPTY_DOCS
+
+
+_ARM_KEYS = ("format", "pattern", *CONSTRAINTS)
+"""Keywords of a union arm that the union's own documentation shows."""
+_ARM_FAMILIES = {
+    "string": frozenset(
+        {"format", "pattern", "minLength", "maxLength", "contentMediaType", "contentEncoding"}
+    ),
+    "number": frozenset(
+        {"format", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf"}
+    ),
+    "array": frozenset({"minItems", "maxItems", "uniqueItems", "minContains", "maxContains"}),
+    "object": frozenset({"minProperties", "maxProperties"}),
+    "boolean": frozenset(),
+    "null": frozenset(),
+}
+_ARM_FAMILIES["integer"] = _ARM_FAMILIES["number"]
+
+
+def _applies(keyword: str, arm: dict[str, Any]) -> bool:
+    """Whether `keyword` could constrain the values `arm` admits: not for an arm of another
+    type, nor for a literal."""
+    if "const" in arm or isinstance(arm.get("enum"), list):
+        return False
+    kind = arm.get("type")
+    family = _ARM_FAMILIES.get(kind) if isinstance(kind, str) else None
+    return family is None or keyword in family
+
+
+def _lift_arms(node: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A union node with its arms' note-level keywords (format, pattern, bounds) lifted.
+    A keyword the node lacks, that every arm it applies to carries with one value, becomes
+    the node's own (`["integer", "null"]` with a range documents like `integer` with it);
+    any other arm keyword becomes a note, prefixed by its arm's type when several arms
+    admit values. The node's own keywords and the arms' all hold, so both are shown."""
+    arms = [
+        arm
+        for keyword in ("anyOf", "oneOf")
+        if isinstance(node.get(keyword), list)
+        for arm in node[keyword]
+        if isinstance(arm, dict)
+    ]
+    carried = [k for k in _ARM_KEYS if any(k in arm for arm in arms)]
+    if not carried:
+        return node, ()
+    valued = [arm for arm in arms if arm.get("type") != "null" and arm.get("const", 0) is not None]
+    kinds = [arm.get("type") for arm in valued]
+    lifted = dict(node)
+    notes: list[str] = []
+    for keyword in carried:
+        values = [arm[keyword] for arm in arms if keyword in arm]
+        uniform = all(v == values[0] for v in values) and all(
+            keyword in arm for arm in arms if _applies(keyword, arm)
+        )
+        if keyword not in node and uniform:
+            lifted[keyword] = values[0]
+            continue
+        for index, arm in enumerate(arms):
+            if keyword not in arm or (keyword in node and arm[keyword] == node[keyword]):
+                continue
+            text = keyword_note(keyword, arm[keyword])
+            if text is None:
+                continue
+            if len(valued) > 1:
+                kind = arm.get("type")
+                label = kind if isinstance(kind, str) and kinds.count(kind) == 1 else None
+                text = f"{label or f'arm {index + 1}'}: {text}"
+            notes.append(text)
+    return lifted, tuple(dict.fromkeys(notes))
+
+
+_NOTE_SIGNS = {
+    "minimum": ">= {}",
+    "exclusiveMinimum": "> {}",
+    "maximum": "<= {}",
+    "exclusiveMaximum": "< {}",
+    "multipleOf": "multiple of {}",
+    "minLength": "length >= {}",
+    "maxLength": "length <= {}",
+    "minItems": "items >= {}",
+    "maxItems": "items <= {}",
+    "minContains": "matching items >= {}",
+    "maxContains": "matching items <= {}",
+    "minProperties": "keys >= {}",
+    "maxProperties": "keys <= {}",
+}
+
+
+def keyword_note(keyword: str, value: Any) -> str | None:
+    """One keyword as the text of a note, spelled like the notes renderers derive from
+    `Docs` (`>= 2`, `length <= 5`, `format: date`); None for a value it cannot show."""
+    if keyword in ("format", "pattern"):
+        return f"{keyword}: {value}" if _string(value) is not None else None
+    if keyword in ("contentMediaType", "contentEncoding"):
+        label = "media type" if keyword == "contentMediaType" else "encoding"
+        return f"{label}: {value}" if isinstance(value, str) else None
+    if keyword == "uniqueItems":
+        return "unique items" if value is True else None
+    if keyword in _NOTE_SIGNS:
+        return _NOTE_SIGNS[keyword].format(json_text(value)) if _is_bound(keyword, value) else None
+    if keyword == "discriminator" and isinstance(value, dict):
+        name = value.get("propertyName")
+        return f"discriminated by {json_text(name)}" if isinstance(name, str) else None
+    text = json_text(value)
+    return f"{keyword}: {text if len(text) <= 60 else text[:57] + '...'}"
 
 
 def _key_notes(node: dict[str, Any]) -> tuple[str, ...]:

@@ -442,12 +442,17 @@ def normalize_schema(
                 copy = dict(value)
                 new[key] = copy
                 base = _child(where, key)
+                # Entries moved from `definitions` keep the pointer they came from.
+                legacy = node.get("definitions") if key == "$defs" else None
                 for name, child in value.items():
-                    stack.append((child, _child(base, name), copy, name))
+                    moved = isinstance(legacy, dict) and legacy.get(name) is child
+                    home = _child(where, "definitions") if moved else base
+                    stack.append((child, _child(home, name), copy, name))
             elif kind & _LIST and isinstance(value, list):
                 items = list(value)
                 new[key] = items
-                base = _child(where, key)
+                moved = key == "prefixItems" and node.get("items") is value  # a legacy tuple
+                base = _child(where, "items" if moved else key)
                 for index, child in enumerate(value):
                     origin = where if id(child) in created_ids else f"{base}/{index}"
                     stack.append((child, origin, items, index))

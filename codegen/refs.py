@@ -35,6 +35,7 @@ class RefResolver:
     def __init__(self, root: Any) -> None:
         self.root = root
         self._anchors: dict[str, Resolved] | None = None
+        self._draft: str | None = None
         base = root.get("$id") if isinstance(root, dict) else None
         self._base = base.partition("#")[0] if isinstance(base, str) else None
 
@@ -53,8 +54,11 @@ class RefResolver:
     def _pointer(self, pointer: str, ref: str) -> Resolved | str:
         node = self.root
         path = ""
-        for raw in pointer[1:].split("/"):
-            token = raw.replace("~1", "/").replace("~0", "~")
+        tokens = [raw.replace("~1", "/").replace("~0", "~") for raw in pointer[1:].split("/")]
+        for index, token in enumerate(tokens):
+            if isinstance(node, dict):
+                following = tokens[index + 1] if index + 1 < len(tokens) else None
+                token = self._renamed(node, token, following)
             if isinstance(node, dict) and token in node:
                 node = node[token]
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
@@ -63,6 +67,34 @@ class RefResolver:
                 return f"$ref {ref!r} points to nothing"
             path = join_pointer(path, token)
         return Resolved(node, path)
+
+    def _renamed(self, node: dict[str, Any], token: str, following: str | None) -> str:
+        """The keyword normalization put in place of a legacy one the reference still
+        names: `definitions` became `$defs`, and a tuple's array `items` (before draft
+        2020-12) became `prefixItems`. Normalization rewrites the references it walks past,
+        but not those inside a subschema that only a non-keyword container holds
+        (`#/definitions/group/inner`), nor those into a tuple's items; the resolver then
+        finds the same node as the modern spelling would."""
+        if token == "definitions" and token not in node and isinstance(node.get("$defs"), dict):
+            return "$defs"
+        if (
+            token == "items"
+            and following is not None
+            and following.isdigit()
+            and not isinstance(node.get("items"), list)
+            and isinstance(node.get("prefixItems"), list)
+            and self._legacy_items()
+        ):
+            return "prefixItems"
+        return token
+
+    def _legacy_items(self) -> bool:
+        """Whether the document's draft spelled tuples as array `items` (before 2020-12)."""
+        if self._draft is None:
+            from .validate import draft_of
+
+            self._draft = draft_of(self.root)[0]
+        return self._draft != "2020-12"
 
     def _anchor_map(self) -> dict[str, Resolved]:
         if self._anchors is None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from codegen import ir
 from codegen.build import build_type
+from codegen.merge import merge_schemas
 from codegen.names import NameAllocator, camel_case, is_class_field, is_method_name, type_base
 from codegen.pipeline import compile_sources, compile_value
 from conftest import GOLDEN_CASES, ROOT, SCHEMAS
@@ -305,3 +306,294 @@ def test_replay_claims_all_or_nothing() -> None:
     assert not busy.replay(claims)
     assert "A" not in busy and "A2" not in busy and busy.claims == [("B", "B")]
     assert busy.claim("A") == "A" and busy.claim("A") == "A2"  # counters as before
+
+
+def _field(schema: dict[str, Any], key: str = "f") -> ir.Field:
+    """The field `key` of a one-tool catalog whose arguments declare `schema` for it."""
+    compiled = compile_value(
+        {"name": "t", "inputSchema": {"type": "object", "properties": {key: schema}}}
+    )
+    assert compiled.catalog is not None and not compiled.warnings, compiled.warnings
+    (args,) = [t for t in compiled.catalog.tools[0].types if t.name == "TArgs"]
+    assert isinstance(args, ir.ObjectType)
+    return args.fields[0]
+
+
+@pytest.mark.parametrize(
+    "kind, constraints",
+    [
+        ("integer", {"minimum": 2, "maximum": 200}),
+        ("number", {"exclusiveMinimum": 0, "multipleOf": 0.5}),
+        ("string", {"pattern": "^a", "maxLength": 5, "format": "email"}),
+        ("string", {"minLength": 1, "contentEncoding": "base64"}),
+        ("array", {"minItems": 1, "uniqueItems": True}),
+    ],
+)
+def test_nullable_fields_keep_their_constraint_notes(
+    kind: str, constraints: dict[str, Any]
+) -> None:
+    plain = _field({"type": kind, **constraints})
+    for nullable in (
+        {"type": [kind, "null"], **constraints},
+        {"type": ["null", kind], **constraints},
+        {"type": kind, "nullable": True, **constraints},
+        {"anyOf": [{"type": kind, **constraints}, {"type": "null"}]},
+    ):
+        field = _field(nullable)
+        assert field.docs == plain.docs, nullable
+        assert isinstance(field.type, ir.UnionType)
+        assert set(field.type.arms) == {plain.type, ir.Primitive("null")}
+
+
+def test_union_arm_keywords_and_the_unions_both_show() -> None:
+    dated = _field(
+        {
+            "format": "date",
+            "anyOf": [{"type": "string", "format": "date-time"}, {"type": "integer"}],
+        }
+    )
+    assert dated.type == ir.UnionType((ir.Primitive("string"), ir.Primitive("integer")))
+    assert dated.docs.format == "date"
+    assert dated.docs.notes == ("string: format: date-time",)
+    patterned = _field(
+        {"pattern": "^a", "anyOf": [{"type": "string", "pattern": "b$"}, {"type": "null"}]}
+    )
+    assert patterned.type == ir.UnionType((ir.Primitive("string"), ir.Primitive("null")))
+    assert (patterned.docs.pattern, patterned.docs.notes) == ("^a", ("pattern: b$",))
+    # Arm keywords that apply to only some of the arms of their type stay notes of that arm.
+    split = _field({"anyOf": [{"type": "string", "format": "date"}, {"type": "string"}]})
+    assert split.docs.format is None and split.docs.notes == ("arm 1: format: date",)
+
+
+@pytest.mark.parametrize(
+    "base, arm",
+    [
+        ({"format": "date"}, {"type": "string", "format": "date-time"}),
+        ({"pattern": "^a"}, {"type": "string", "pattern": "b$"}),
+        ({"x-ui": "text"}, {"type": "string", "x-ui": "area"}),
+        ({"multipleOf": 0.5}, {"type": "number", "multipleOf": 0.3}),
+        (
+            {"prefixItems": [{"type": "string"}]},
+            {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}]},
+        ),
+        (
+            {"discriminator": {"propertyName": "kind"}},
+            {
+                "discriminator": {"propertyName": "sub"},
+                "oneOf": [{"type": "string"}, {"type": "boolean"}],
+            },
+        ),
+    ],
+)
+def test_union_arms_are_never_dropped_for_note_level_keywords(
+    base: dict[str, Any], arm: dict[str, Any]
+) -> None:
+    for keyword in ("anyOf", "oneOf"):
+        field = _field({**base, keyword: [arm, {"type": "null"}]})
+        assert isinstance(field.type, ir.UnionType), field
+        assert field.type.arms[-1] == ir.Primitive("null")
+        assert ir.Primitive("null") not in field.type.arms[:-1]
+
+
+def test_contradicting_union_arms_are_still_dropped() -> None:
+    field = _field({"type": "string", "anyOf": [{"type": "integer"}, {"minLength": 1}]})
+    assert field.type == ir.Primitive("string")
+
+
+@pytest.mark.parametrize(
+    "arms, kind, docs",
+    [
+        (
+            [{"type": "string", "pattern": "^a"}, {"pattern": "b$"}],
+            "string",
+            ir.Docs(pattern="^a", notes=("pattern: b$",)),
+        ),
+        (
+            [{"type": "integer", "multipleOf": 2}, {"multipleOf": 3}],
+            "integer",
+            ir.Docs(constraints=(("multipleOf", "6"),)),
+        ),
+        (
+            [{"type": "number", "multipleOf": 0.5}, {"multipleOf": 0.3}],
+            "number",
+            ir.Docs(constraints=(("multipleOf", "0.5"),), notes=("multiple of 0.3",)),
+        ),
+        (
+            [{"type": "string", "x-a": 1}, {"x-a": 2}],
+            "string",
+            ir.Docs(notes=("x-a: 1", "x-a: 2")),
+        ),
+    ],
+)
+def test_all_of_arms_differing_on_notes_keep_the_merged_type(
+    arms: list[Any], kind: str, docs: ir.Docs
+) -> None:
+    field = _field({"allOf": arms})
+    assert field.type == ir.Primitive(kind)  # type: ignore[arg-type]
+    assert field.docs == docs
+
+
+def test_properties_beside_ref_arms_belong_in_every_arm() -> None:
+    compiled = compile_value(
+        {
+            "name": "t",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"workspace_id": {"type": "string"}},
+                "required": ["workspace_id"],
+                "anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}],
+                "$defs": {
+                    "A": {"type": "object", "properties": {"a": {"type": "string"}}},
+                    "B": {"type": "object", "properties": {"b": {"type": "integer"}}},
+                },
+            },
+        }
+    )
+    assert compiled.catalog is not None and not compiled.warnings
+    objects = {t.name: t for t in compiled.catalog.tools[0].types if isinstance(t, ir.ObjectType)}
+    assert [(f.key, f.required) for f in objects["TArgsA"].fields] == [
+        ("workspace_id", True),
+        ("a", False),
+    ]
+    assert [(f.key, f.required) for f in objects["TArgsB"].fields] == [
+        ("workspace_id", True),
+        ("b", False),
+    ]
+
+
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+
+
+def _legacy_or_modern(legacy: bool) -> dict[str, Any]:
+    """One schema, spelled with draft-07 `definitions` and tuple `items` or with 2020-12
+    `$defs` and `prefixItems`; a reference into a non-keyword container (`group/inner`),
+    one from inside it, and references into the tuple's items."""
+    defs, tuple_key = ("definitions", "items") if legacy else ("$defs", "prefixItems")
+    pair: dict[str, Any] = {"type": "array", tuple_key: [{"type": "string"}, {"type": "number"}]}
+    schema: dict[str, Any] = {
+        "type": "object",
+        defs: {
+            "group": {"inner": {"type": "array", "items": {"$ref": f"#/{defs}/leaf"}}},
+            "leaf": {"type": "integer"},
+        },
+        "properties": {
+            "pair": pair,
+            "grouped": {"$ref": f"#/{defs}/group/inner"},
+            "second": {"$ref": f"#/properties/pair/{tuple_key}/1"},
+        },
+        "required": ["grouped", "second"],
+    }
+    return {"$schema": DRAFT_07, **schema} if legacy else schema
+
+
+def test_refs_survive_the_legacy_renames() -> None:
+    """`definitions` becomes `$defs` and array `items` becomes `prefixItems`; references
+    into a non-keyword container, from inside one, or into `items/N` follow the rename."""
+    fields = []
+    for legacy in (True, False):
+        compiled = compile_value({"name": "t", "inputSchema": _legacy_or_modern(legacy)})
+        assert compiled.catalog is not None and not compiled.diagnostics, compiled.diagnostics
+        [args] = [t for t in compiled.catalog.tools[0].types if t.name == "TArgs"]
+        assert isinstance(args, ir.ObjectType)
+        fields.append({f.key: f.type for f in args.fields})
+    assert fields[0] == fields[1]
+    assert fields[0]["grouped"] == ir.ArrayType(ir.Primitive("integer"))
+    assert fields[0]["second"] == ir.Primitive("number")
+
+
+def test_unresolved_refs_are_reported_where_the_source_has_them() -> None:
+    """A broken reference inside a renamed container is reported at the pointer the source
+    spells (`definitions`, `items`), not at the renamed one."""
+    compiled = compile_value(
+        {
+            "name": "t",
+            "inputSchema": {
+                "$schema": DRAFT_07,
+                "type": "object",
+                "definitions": {"A": {"$ref": "#/definitions/nope"}},
+                "properties": {
+                    "a": {"$ref": "#/definitions/A"},
+                    "p": {"type": "array", "items": [{"$ref": "#/nope"}]},
+                },
+            },
+        }
+    )
+    assert sorted(d.pointer for d in compiled.warnings) == [
+        "/inputSchema/definitions/A/$ref",
+        "/inputSchema/properties/p/items/0/$ref",
+    ]
+
+
+def test_a_2020_12_ref_into_items_is_not_taken_for_a_tuple() -> None:
+    """Only drafts that spelled tuples as array `items` read `items/N` as `prefixItems/N`."""
+    compiled = compile_value(
+        {
+            "name": "t",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "p": {"type": "array", "prefixItems": [{"type": "string"}]},
+                    "q": {"$ref": "#/properties/p/items/0"},
+                },
+            },
+        }
+    )
+    assert [d.pointer for d in compiled.warnings] == ["/inputSchema/properties/q/$ref"]
+
+
+def test_merged_tuples_hold_both_tuples_at_every_position() -> None:
+    first = {"prefixItems": [{"type": "integer"}], "items": {"type": "boolean"}}
+    second = {"prefixItems": [{"minimum": 0}, {"type": "string"}]}
+    assert merge_schemas([first, second]) == {
+        "prefixItems": [
+            {"allOf": [{"type": "integer"}, {"minimum": 0}]},
+            {"allOf": [{"type": "string"}, {"type": "boolean"}]},
+        ],
+        "items": {"type": "boolean"},
+    }
+    closed = {"prefixItems": [{"type": "integer"}], "items": False}
+    assert merge_schemas([second, closed])["prefixItems"] == [
+        {"allOf": [{"minimum": 0}, {"type": "integer"}]}
+    ]
+
+
+def test_union_arms_that_cannot_take_the_base_are_kept_alone_with_a_warning() -> None:
+    compiled = compile_value(
+        {
+            "name": "t",
+            "inputSchema": {
+                "type": "object",
+                "unevaluatedProperties": False,
+                "oneOf": [
+                    {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+                    {"required": ["b"], "unevaluatedProperties": True},
+                ],
+            },
+        }
+    )
+    assert compiled.catalog is not None
+    assert [d.pointer for d in compiled.warnings] == ["/inputSchema/oneOf/1"]
+    alias = compiled.catalog.tools[0].types[-1]
+    assert isinstance(alias, ir.AliasType) and isinstance(alias.target, ir.UnionType)
+    assert len(alias.target.arms) == 2
+
+
+def test_merge_notes_do_not_depend_on_keyword_order() -> None:
+    """Two `allOf` arms with two patterns and two formats: every order of their keywords
+    gives the same notes (the merged notes are sorted)."""
+    import itertools
+
+    from codegen.render.python import render_python_sdk
+
+    first = {"type": "string", "pattern": "^a", "format": "date", "minLength": 1}
+    second = {"type": "string", "pattern": "b$", "format": "email", "maxLength": 5}
+    texts = set()
+    for a in itertools.permutations(first):
+        for b in itertools.permutations(second):
+            arms = [{k: first[k] for k in a}, {k: second[k] for k in b}]
+            schema = {"type": "object", "properties": {"p": {"allOf": arms}}}
+            compiled = compile_value({"tools": [{"name": "t", "inputSchema": schema}]})
+            assert compiled.catalog is not None
+            texts.add(render_python_sdk(compiled.catalog))
+    assert len(texts) == 1
+    assert "pattern: b$" in texts.pop()

@@ -245,6 +245,17 @@ EDGE_TOOLS: dict[str, list[dict[str, Any]]] = {
             },
         }
     ],
+    "empty_property_name": [
+        {
+            "name": "empty_key",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"": {"type": "string"}, "a": {"type": "integer"}},
+                "required": [""],
+                "additionalProperties": {"type": "string"},
+            },
+        }
+    ],
     "empty_catalog": [],
 }
 """Shapes that only tsc can judge: index signatures beside named members (TS2411), aliases

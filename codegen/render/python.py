@@ -128,12 +128,35 @@ def _names_in(expr: fmt.Expr) -> set[str]:
     return set().union(*(_names_in(child) for child in children))
 
 
-def _deferred(expr: fmt.Expr, declared: set[str], forward: frozenset[str]) -> fmt.Expr:
-    """The expression, quoted as a forward reference when it names a type not declared yet
-    (only recursion does that). `forward` holds every name some earlier declaration uses."""
-    if forward and not forward.issubset(declared) and (_names_in(expr) & forward) - declared:
+def _deferred(
+    expr: fmt.Expr, declared: set[str], forward: frozenset[str], strings: set[str]
+) -> fmt.Expr:
+    """The expression with its forward references quoted (only recursion makes them): a
+    name not declared yet is quoted where it stands, inside a subscript (`list["Node"]`) or
+    as the whole annotation, so the module imports and the annotation evaluates at runtime
+    to a real type wherever it can. A `|` cannot hold a string, so a union with such an
+    arm, or with an arm naming an alias that is a string at runtime (`strings`: one whose
+    whole value had to be quoted), is quoted whole. `forward` holds every name some
+    declaration uses before (or in) its own."""
+    if not forward:
+        return expr
+    late = forward - declared
+    used = _names_in(expr)
+    if used.isdisjoint(late) and used.isdisjoint(strings):
+        return expr
+    return _quoted(expr, late, strings)
+
+
+def _quoted(expr: fmt.Expr, late: frozenset[str], strings: set[str]) -> fmt.Expr:
+    if isinstance(expr, fmt.Atom):
+        return fmt.Atom(py_str(expr.text)) if expr.text in late else expr
+    if isinstance(expr, fmt.Sub):
+        return fmt.Sub(expr.head, tuple(_quoted(arg, late, strings) for arg in expr.args))
+    if any(
+        isinstance(arm, fmt.Atom) and (arm.text in late or arm.text in strings) for arm in expr.arms
+    ):
         return fmt.Atom(py_str(fmt.flat(expr)))
-    return expr
+    return fmt.Union(tuple(_quoted(arm, late, strings) for arm in expr.arms))
 
 
 def forward_names(types: Iterable[ir.NamedType]) -> frozenset[str]:
@@ -174,13 +197,15 @@ class _FieldView(NamedTuple):
     comments: tuple[str, ...]
 
 
-def _field_view(item: ir.Field, declared: set[str], forward: frozenset[str]) -> _FieldView:
+def _field_view(
+    item: ir.Field, declared: set[str], forward: frozenset[str], strings: set[str]
+) -> _FieldView:
     extra_notes: tuple[str, ...] = ()
     if isinstance(item.type, ir.LiteralType):
         expr, extra_notes = _literal_expr(item.type)
     else:
         expr = type_expr(item.type)
-    expr = _deferred(expr, declared, forward)
+    expr = _deferred(expr, declared, forward, strings)
     if not item.required:
         expr = fmt.Sub("NotRequired", (expr,))
     return _FieldView(item.key, expr, docs_lines(item.docs, extra_notes))
@@ -231,11 +256,12 @@ def _object_lines(
     named_type: ir.ObjectType,
     declared: set[str],
     forward: frozenset[str],
+    strings: set[str],
     type_names: frozenset[str],
 ) -> tuple[list[str], list[str]]:
     """The object's lines in the module and in the model-facing SDK (the same lines unless
     the object is open)."""
-    views = [_field_view(item, declared, forward) for item in named_type.fields]
+    views = [_field_view(item, declared, forward, strings) for item in named_type.fields]
     description = docs_lines(named_type.docs)
     in_class = _class_syntax_fits(views, type_names)
     layout = _class_lines if in_class else _functional_lines
@@ -303,10 +329,15 @@ def _functional_lines(
     return [*opening, *fmt.call_lines(name, "TypedDict", [first, body])]
 
 
-def _alias_lines(alias: ir.AliasType, declared: set[str], forward: frozenset[str]) -> list[str]:
-    """`Name: TypeAlias = ...`; the value is quoted only when it names a type declared
-    later (itself included), which only recursion does."""
-    value = _deferred(type_expr(alias.target), declared, forward)
+def _alias_lines(
+    alias: ir.AliasType, declared: set[str], forward: frozenset[str], strings: set[str]
+) -> list[str]:
+    """`Name: TypeAlias = ...`, with forward references quoted as `_deferred` says. An
+    alias whose whole value had to be quoted is a string at runtime: it joins `strings`."""
+    spelled = type_expr(alias.target)
+    value = _deferred(spelled, declared, forward, strings)
+    if isinstance(value, fmt.Atom) and value is not spelled:
+        strings.add(alias.name)
     lines = comment_lines(docs_lines(alias.docs), "")
     return lines + fmt.assignment(f"{alias.name}: TypeAlias", value)
 
@@ -318,13 +349,14 @@ def tool_declarations(tool: ir.Tool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     forward = forward_names(tool.types)
     type_names = frozenset(t.name for t in tool.types)
     declared: set[str] = set()
+    strings: set[str] = set()  # aliases whose value is a string at runtime
     blocks = []
     model_blocks = []
     for named_type in tool.types:
         if isinstance(named_type, ir.ObjectType):
-            lines, model_lines = _object_lines(named_type, declared, forward, type_names)
+            lines, model_lines = _object_lines(named_type, declared, forward, strings, type_names)
         else:
-            lines = model_lines = _alias_lines(named_type, declared, forward)
+            lines = model_lines = _alias_lines(named_type, declared, forward, strings)
         declared.add(named_type.name)
         block = "\n".join(lines)
         blocks.append(block)

@@ -54,12 +54,12 @@ class LinkedListArgs(TypedDict):
 
 class WriteTreeNode(TypedDict):
     name: str
-    children: NotRequired["list[WriteTreeNode]"]
+    children: NotRequired[list["WriteTreeNode"]]
     meta: NotRequired[dict[str, str]]
 
 
 WriteTreeValue: TypeAlias = (
-    "str | float | list[WriteTreeValue] | dict[str, WriteTreeValue]"
+    str | float | list["WriteTreeValue"] | dict[str, "WriteTreeValue"]
 )
 
 

@@ -49,6 +49,7 @@ _UNBOUND = (
 
 class UpdateRecordArgs(TypedDict):
     id: str | int
+    # length <= 200
     note: NotRequired[str | None]
     legacy: NotRequired[str | None]
     value: NotRequired[float | bool | list[str]]

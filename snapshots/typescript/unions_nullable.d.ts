@@ -5,6 +5,7 @@ type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string
 
 interface UpdateRecordArgs {
   id: string | number;
+  /** length <= 200 */
   note?: string | null;
   legacy?: string | null;
   value?: number | boolean | string[];
