@@ -45,6 +45,9 @@ DEPTH_LIMIT = 512
 deeper nodes degrade. A document already nests at most `jsontext.MAX_NESTING` levels, so
 this only stops long acyclic `$ref` chains, which would otherwise exhaust the stack."""
 
+_COMPLETE = DEPTH_LIMIT + 1
+"""`_ToolBuilder.lacking` when the node being built reached no cycle of unions back to a
+node still being built (otherwise the outermost such node's depth)."""
 _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverType)
 """Root types spelled inline in a signature; any other root type becomes a named alias."""
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
@@ -237,6 +240,11 @@ class _ToolBuilder:
         self.memo: dict[int, ir.TypeNode] = {}
         self.depths: dict[int, int] = {}
         self.busy: dict[int, int] = {}
+        self.levels: dict[int, int] = {}
+        self.frames: list[int] = []
+        self.lacking = _COMPLETE
+        self.partial: dict[int, tuple[ir.TypeNode, int]] = {}
+        self.pending: dict[int, list[tuple[int, Any, ir.TypeNode]]] = {}
         self.containers = 0
         self.root_referenced = False
         self.aliased: dict[int, str] = {}
@@ -272,6 +280,11 @@ class _ToolBuilder:
         self.memo.clear()
         self.depths.clear()
         self.busy.clear()
+        self.levels.clear()
+        self.frames.clear()
+        self.lacking = _COMPLETE
+        self.partial.clear()
+        self.pending.clear()
         self.aliased.clear()
         self.names = {id(normalized.schema): name}
         self.root_referenced = False
@@ -324,31 +337,90 @@ class _ToolBuilder:
             if inline and key not in self.depths:
                 self.depths[key] = _inline_depth(result)
             if inline and inline + self.depths[key] > INLINE_LIMIT:
-                # A node built once and reached again, deeper, through a `$ref` or a
-                # shared subschema: its containers would stack past the limit.
-                return self.degrade(
-                    schema,
-                    None,
-                    f"containers nested deeper than {INLINE_LIMIT} levels through a reference",
-                )
+                return self._too_deep(schema)
+            return result
+        if key in self.partial:
+            # Built already, inside a cycle of unions whose head is still being built: the
+            # same partial value again (the head's union gathers the rest), and whatever
+            # reaches it is partial too.
+            result, head = self.partial[key]
+            if self.frames[head] != self.containers:
+                # Reached through a container: a reference to the value it will have.
+                if self.inline_objects:
+                    return ir.AnyType()
+                if key not in self.aliased:
+                    self.aliased[key] = self.allocator.claim(hint)
+                return ir.RefType(self.aliased[key])
+            self.lacking = min(self.lacking, head)
+            if inline and inline + _inline_depth(result) > INLINE_LIMIT:
+                return self._too_deep(schema)
             return result
         if key in self.busy:
             return self._cycle(schema, hint, self.busy[key] == self.containers)
         if len(self.busy) >= DEPTH_LIMIT:
             return self.degrade(schema, None, f"schema nested deeper than {DEPTH_LIMIT} levels")
+        level = len(self.busy)
         self.busy[key] = self.containers
+        self.levels[key] = level
+        self.frames.append(self.containers)
+        outer = self.lacking
+        self.lacking = _COMPLETE
         try:
             result = self._node(schema, hint, inline, home)
         finally:
             del self.busy[key]
+            del self.levels[key]
+            self.frames.pop()
+            head = self.lacking
+            self.lacking = min(outer, head) if head < level else outer
         if isinstance(result, ir.UnionType | ir.ArrayType | ir.MapType | ir.TupleType):
             result = self._spellable(schema, result)
+        if head < level:
+            # Part of a cycle of unions that reaches a node still being built: its value
+            # is that node's, known once that node is built (`_settle`).
+            self.partial[key] = (result, head)
+            waiting = self.pending.setdefault(head, [])
+            waiting.append((key, schema, result))
+            for entry in self.pending.pop(level, ()):
+                self.partial[entry[0]] = (self.partial[entry[0]][0], head)
+                waiting.append(entry)
+            return result
+        raw = result
         if key in self.aliased:
             name = self.aliased[key]
             self.types.append(ir.AliasType(name, result, extract_docs(schema)))
             result = ir.RefType(name)
         self.memo[key] = result
+        if head == level:
+            self._settle(level, raw, result)
         return result
+
+    def _too_deep(self, schema: dict[str, Any]) -> ir.TypeNode:
+        # A node built once and reached again, deeper, through a `$ref` or a shared
+        # subschema: its containers would stack past the limit.
+        return self.degrade(
+            schema,
+            None,
+            f"containers nested deeper than {INLINE_LIMIT} levels through a reference",
+        )
+
+    def _settle(self, level: int, raw: ir.TypeNode, result: ir.TypeNode) -> None:
+        """Every node of a cycle of unions admits the same values: once the cycle's
+        outermost node is built (`raw`, spelled `result`), each node that waited for it
+        takes that value; one that recursion through a container named gets its own alias
+        of every arm (`A = string | B`, `B = number | A | list[B]`: `B` is `string | number
+        | list[B]`), without itself as an arm."""
+        for key, schema, own in self.pending.pop(level, ()):
+            del self.partial[key]
+            name = self.aliased.get(key)
+            if name is None:
+                self.memo[key] = result
+                continue
+            value = union([own, raw])
+            arms = value.arms if isinstance(value, ir.UnionType) else (value,)
+            value = union([arm for arm in arms if arm != ir.RefType(name)])
+            self.types.append(ir.AliasType(name, value, extract_docs(schema)))
+            self.memo[key] = ir.RefType(name)
 
     def _spellable(self, schema: dict[str, Any], node: ir.TypeNode) -> ir.TypeNode:
         """`node`, or any value with a warning when its Python spelling would hold a union
@@ -374,8 +446,11 @@ class _ToolBuilder:
     def _cycle(self, schema: dict[str, Any], hint: str, degenerate: bool) -> ir.TypeNode:
         """A node reached again while it is being built: objects already have a name;
         anything else becomes a named alias. A cycle that passes through no object or array
-        (`X = X | string`, `{"$ref": "#"}`) adds no value to the type: it is never."""
+        (`X = X | string`, `{"$ref": "#"}`) adds no value to the type: it is never here, and
+        the nodes built since this one wait for its value (`lacking`, `_settle`), so a cycle
+        of unions (`A = string | B`, `B = number | A`) gives every member every arm."""
         if degenerate:
+            self.lacking = min(self.lacking, self.levels[id(schema)])
             self.warn(
                 schema,
                 "$ref",

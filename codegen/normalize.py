@@ -12,6 +12,7 @@ Canonical form after normalization:
 - tuples use `prefixItems` (legacy array `items` and `additionalItems` are translated);
 - `definitions` is `$defs` and `$ref`s follow the rename;
 - draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` are numbers;
+- draft-03 boolean `required` on a property is the parent's `required` list;
 - `$ref` with type-changing siblings becomes `allOf` (2019-09 and later), or loses them
   (draft-07 and earlier, where siblings of `$ref` are ignored).
 The BFCL dialect rule runs first, before validation, because that dialect is not JSON Schema.
@@ -306,6 +307,40 @@ def definitions_to_defs(node: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def draft03_required(node: dict[str, Any], draft: str) -> dict[str, Any]:
+    """Draft-03 marks a property required with a boolean in the property itself
+    (`"properties": {"a": {"required": true}}`): those keys join the parent's `required`
+    list, and every boolean `required` is removed (the parent's rule has already read the
+    node's own, so it ends its life here). Other drafts are left alone."""
+    if draft != "draft-03":
+        return node
+    properties = node.get("properties")
+    flagged = isinstance(properties, dict) and any(
+        isinstance(v, dict) and isinstance(v.get("required"), bool) for v in properties.values()
+    )
+    if not flagged and not isinstance(node.get("required"), bool):
+        return node
+    result = {k: v for k, v in node.items() if not (k == "required" and isinstance(v, bool))}
+    if flagged:
+        assert isinstance(properties, dict)
+        required = node.get("required")
+        keys = list(required) if isinstance(required, list) else []
+        keys += [
+            k for k, v in properties.items() if isinstance(v, dict) and v.get("required") is True
+        ]
+        if keys:
+            result["required"] = list(dict.fromkeys(keys))
+        result["properties"] = {
+            k: (
+                {key: val for key, val in v.items() if key != "required"}
+                if isinstance(v, dict) and isinstance(v.get("required"), bool)
+                else v
+            )
+            for k, v in properties.items()
+        }
+    return result
+
+
 def ref_siblings(node: dict[str, Any], draft: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """`$ref` beside type-changing keywords: `allOf` of both in 2019-09 and later; in older
     drafts the siblings are ignored by the specification, so they are dropped."""
@@ -382,6 +417,8 @@ def normalize_node(
         return node, []
     if dialect == "bfcl":
         node = bfcl_dialect(node)
+    elif draft == "draft-03":
+        node = draft03_required(node, draft)
     elif _canonical(node):
         return node, []
     node = definitions_to_defs(node)

@@ -597,3 +597,99 @@ def test_merge_notes_do_not_depend_on_keyword_order() -> None:
             texts.add(render_python_sdk(compiled.catalog))
     assert len(texts) == 1
     assert "pattern: b$" in texts.pop()
+
+
+def _args_fields(compiled: Any) -> dict[str, ir.Field]:
+    assert compiled.catalog is not None, compiled.errors
+    tool = compiled.catalog.tools[0]
+    args = next(t for t in tool.types if isinstance(t, ir.ObjectType) and t.name == tool.args.name)
+    return {f.key: f for f in args.fields}
+
+
+def test_mutually_recursive_unions_keep_every_arm() -> None:
+    """`A = string | B`, `B = number | A`: both admit string and number, whichever is
+    reached first, and the cycle is flattened rather than spelled as an alias of itself."""
+    defs = {
+        "A": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/B"}]},
+        "B": {"anyOf": [{"type": "number"}, {"$ref": "#/$defs/A"}]},
+    }
+    both = ir.UnionType((ir.Primitive("string"), ir.Primitive("number")))
+    for order in (["a", "b"], ["b", "a"]):
+        target = {"a": "#/$defs/A", "b": "#/$defs/B"}
+        properties = {key: {"$ref": target[key]} for key in order}
+        schema = {"type": "object", "$defs": defs, "properties": properties}
+        fields = _args_fields(compile_value({"name": "t", "inputSchema": schema}))
+        for key in order:
+            arms = fields[key].type
+            assert isinstance(arms, ir.UnionType) and set(arms.arms) == set(both.arms), order
+
+
+def test_union_cycles_through_arrays_name_each_member_with_every_arm() -> None:
+    """`A = string | B | list[A]`, `B = number | A | list[B]`: each member that recursion
+    names is an alias of every arm of the cycle, never of itself alone."""
+    defs = {
+        "A": {
+            "anyOf": [
+                {"type": "string"},
+                {"$ref": "#/$defs/B"},
+                {"type": "array", "items": {"$ref": "#/$defs/A"}},
+            ]
+        },
+        "B": {
+            "anyOf": [
+                {"type": "number"},
+                {"$ref": "#/$defs/A"},
+                {"type": "array", "items": {"$ref": "#/$defs/B"}},
+            ]
+        },
+    }
+    schema = {
+        "type": "object",
+        "$defs": defs,
+        "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/B"}},
+    }
+    compiled = compile_value({"name": "t", "inputSchema": schema})
+    assert compiled.catalog is not None
+    aliases = {
+        t.name: t.target for t in compiled.catalog.tools[0].types if isinstance(t, ir.AliasType)
+    }
+    assert set(aliases) == {"TA", "TB"}
+    for name, target in aliases.items():
+        assert isinstance(target, ir.UnionType)
+        assert ir.RefType(name) not in target.arms
+        assert {ir.Primitive("string"), ir.Primitive("number")} <= set(target.arms)
+        assert {ir.ArrayType(ir.RefType("TA")), ir.ArrayType(ir.RefType("TB"))} <= set(target.arms)
+
+
+def test_a_clique_of_unions_builds_in_linear_time() -> None:
+    """Every union refers to every other: each node is built once, not once per path."""
+    size = 40
+    defs = {
+        f"N{i}": {"anyOf": [{"const": i}, *({"$ref": f"#/$defs/N{j}"} for j in range(size))]}
+        for i in range(size)
+    }
+    properties = {f"p{i}": {"$ref": f"#/$defs/N{i}"} for i in range(size)}
+    schema = {"type": "object", "$defs": defs, "properties": properties}
+    fields = _args_fields(compile_value({"name": "t", "inputSchema": schema}))
+    for field in fields.values():
+        assert field.type == ir.LiteralType(tuple(range(size)))
+
+
+def test_draft03_required_flag_makes_the_key_required() -> None:
+    schema = {
+        "$schema": "http://json-schema.org/draft-03/schema#",
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "required": True},
+            "age": {"type": "integer", "required": False},
+            "note": {"type": "string"},
+        },
+    }
+    compiled = compile_value({"name": "t", "inputSchema": schema})
+    fields = _args_fields(compiled)
+    assert [(k, f.required) for k, f in fields.items()] == [
+        ("name", True),
+        ("age", False),
+        ("note", False),
+    ]
+    assert not compiled.warnings

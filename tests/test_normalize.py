@@ -39,6 +39,7 @@ def test_every_rule_has_a_fixture() -> None:
         "exclusive_bounds",
         "definitions_to_defs",
         "ref_siblings",
+        "draft03_required",
     }
     assert {p.stem for p in RULE_FIXTURES} == rules
 
@@ -132,7 +133,7 @@ schemas = st.recursive(
 @settings(max_examples=150, deadline=None)
 @given(
     schemas,
-    st.sampled_from(["draft-04", "draft-07", "2020-12"]),
+    st.sampled_from(["draft-03", "draft-04", "draft-07", "2020-12"]),
     st.sampled_from(["json-schema", "bfcl"]),
 )
 def test_normalization_never_mutates_and_is_idempotent(
@@ -144,3 +145,28 @@ def test_normalization_never_mutates_and_is_idempotent(
     assert normalize.normalize_schema(once, draft, dialect).schema == once
     assert not isinstance(once.get("type"), list)
     assert "nullable" not in once
+
+
+def test_draft03_required_flags_reach_every_level() -> None:
+    """Draft-03 `required: true` on properties at any depth becomes each parent's list; the
+    flag on a nested object itself is read by its own parent, then removed."""
+    schema = {
+        "$schema": "http://json-schema.org/draft-03/schema#",
+        "type": "object",
+        "properties": {
+            "user": {
+                "type": "object",
+                "required": True,
+                "properties": {"id": {"type": "integer", "required": True}, "nick": {}},
+            },
+            "tags": {"type": "array", "items": {"type": "string", "required": True}},
+        },
+    }
+    before = copy.deepcopy(schema)
+    result = normalize.normalize_schema(schema, "draft-03").schema
+    assert schema == before
+    assert result["required"] == ["user"]
+    user = result["properties"]["user"]
+    assert user["required"] == ["id"] and "required" not in user["properties"]["id"]
+    assert "required" not in result["properties"]["tags"]
+    assert result["properties"]["tags"]["items"] == {"type": "string"}
