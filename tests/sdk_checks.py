@@ -147,11 +147,21 @@ def check_text(text: str, language: str) -> None:
     require(text.endswith("\n") and not text.endswith("\n\n"), f"{language}: bad file end")
 
 
-def ir_literal_strings(catalog: ir.Catalog, extras: bool = True) -> set[str]:
+def spelled_as_map(named: ir.ObjectType) -> bool:
+    """An object with the empty key, which no TypedDict may declare: the Python SDK spells
+    it as `dict[str, ...]` and lists its keys in comments."""
+    return any(item.key == "" for item in named.fields)
+
+
+def ir_literal_strings(
+    catalog: ir.Catalog, extras: bool = True, python: bool = False
+) -> set[str]:
     """Every string an enum or const contributes to a type anywhere in the catalog (also in
     the types of undeclared keys unless `extras` is false: a TypedDict cannot spell them)."""
     nodes: list[ir.TypeNode] = []
     for named in catalog.types:
+        if python and isinstance(named, ir.ObjectType) and spelled_as_map(named):
+            continue  # Python lists its keys and their types in comments only
         if isinstance(named, ir.ObjectType):
             nodes.extend(f.type for f in named.fields)
             nodes.extend([named.extra] if named.extra is not None and extras else [])
@@ -256,7 +266,7 @@ def _check_contents(
     defined = [n for n in tools_class.body if isinstance(n, ast.AsyncFunctionDef)]
     for member, tool in zip(defined, methods, strict=True):
         _check_method(member, tool, names, literals)
-    expected = ir_literal_strings(catalog, extras=False)
+    expected = ir_literal_strings(catalog, extras=False, python=True)
     require(
         literals == expected,
         f"python: Literal strings differ from the IR: {sorted(literals ^ expected)!r:.300}",
@@ -420,6 +430,12 @@ def _check_declaration(
     """One named type: nothing but its fields (keys exactly the IR's), its docstring and
     annotations made of type syntax."""
     where = f"python: {named.name}"
+    if isinstance(named, ir.ObjectType) and spelled_as_map(named):
+        require(isinstance(node, ast.AnnAssign) and node.value is not None, where)
+        assert isinstance(node, ast.AnnAssign) and node.value is not None
+        require(ast.unparse(node.value).startswith("dict[str, "), f"{where}: not a map")
+        _check_annotation(node.value, names, set(), where)
+        return
     if isinstance(named, ir.AliasType):
         require(isinstance(node, ast.AnnAssign) and node.value is not None, where)
         assert isinstance(node, ast.AnnAssign) and node.value is not None

@@ -200,6 +200,8 @@ class _FieldView(NamedTuple):
 def _field_view(
     item: ir.Field, declared: set[str], forward: frozenset[str], strings: set[str]
 ) -> _FieldView:
+    """A field as a TypedDict declares it: its annotation (`NotRequired` when optional)
+    and its comment lines."""
     extra_notes: tuple[str, ...] = ()
     if isinstance(item.type, ir.LiteralType):
         expr, extra_notes = _literal_expr(item.type)
@@ -209,6 +211,34 @@ def _field_view(
     if not item.required:
         expr = fmt.Sub("NotRequired", (expr,))
     return _FieldView(item.key, expr, docs_lines(item.docs, extra_notes))
+
+
+def _map_lines(
+    named_type: ir.ObjectType, views: list[_FieldView], description: tuple[str, ...]
+) -> list[str]:
+    """An object with the empty key `""`, which no TypedDict may declare (pyright rejects
+    it): a map of every value type it holds, its keys listed in comments. Looser than a
+    TypedDict, but it accepts every value the schema does."""
+    arms: list[fmt.Expr] = []
+    notes = [*description, "Keys (a TypedDict cannot declare the empty key):"]
+    for view in views:
+        expr = view.annotation
+        optional = isinstance(expr, fmt.Sub) and expr.head == "NotRequired"
+        value = expr.args[0] if isinstance(expr, fmt.Sub) and optional else expr
+        arms.extend(value.arms if isinstance(value, fmt.Union) else (value,))
+        state = "optional" if optional else "required"
+        notes.append(f"  {py_str(view.key)}: {fmt.flat(value)}, {state}")
+        notes.extend(f"    {line}" for line in view.comments)
+    if named_type.extra is not None:
+        extra = type_expr(named_type.extra)
+        arms.extend(extra.arms if isinstance(extra, fmt.Union) else (extra,))
+        notes.append(f"  other keys: {fmt.flat(extra)}")
+    unique = tuple(dict.fromkeys(arms))
+    values = unique[0] if len(unique) == 1 else fmt.Union(unique)
+    if _ANY_ATOM in unique:
+        values = _ANY_ATOM
+    map_type = fmt.Sub("dict", (fmt.Atom("str"), values))
+    return comment_lines(notes, "") + fmt.assignment(f"{named_type.name}: TypeAlias", map_type)
 
 
 def docs_lines(docs: ir.Docs, extra_notes: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -263,6 +293,9 @@ def _object_lines(
     the object is open)."""
     views = [_field_view(item, declared, forward, strings) for item in named_type.fields]
     description = docs_lines(named_type.docs)
+    if any(item.key == "" for item in named_type.fields):
+        lines = _map_lines(named_type, views, description)
+        return lines, lines
     in_class = _class_syntax_fits(views, type_names)
     layout = _class_lines if in_class else _functional_lines
     lines = layout(named_type, views, description, _open_comment(named_type.extra, True))
