@@ -81,6 +81,9 @@ def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
     if not isinstance(node, dict):
         return Docs(notes=notes) if notes else EMPTY_DOCS
     present = _DOC_KEYS.intersection(node)
+    if "items" in node or "anyOf" in node or "oneOf" in node:
+        parts = _part_descriptions(node)
+        notes = (*notes, *parts) if parts else notes
     if "anyOf" in node or "oneOf" in node:
         node, arm_notes = _lift_arms(node)
         present = _DOC_KEYS.intersection(node)
@@ -112,6 +115,37 @@ def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
     if notes:
         fields["notes"] = notes
     return Docs(**fields) if fields else EMPTY_DOCS
+
+
+def _part_descriptions(node: dict[str, Any]) -> tuple[str, ...]:
+    """The descriptions of an array's items and of a union's arms, which have no place of
+    their own where their type is spelled inline (`list[str]`, `str | int`): notes beside
+    the field (a named object type does not carry the description of the place it is
+    used in either)."""
+    own = node.get("description")
+    found: list[str] = []
+    items = node.get("items")
+    if isinstance(items, dict) and _described_inline(items, own):
+        found.append(f"items: {items['description']}")
+    arms = [
+        arm
+        for keyword in ("anyOf", "oneOf")
+        if isinstance(node.get(keyword), list)
+        for arm in node[keyword]
+        if isinstance(arm, dict)
+    ]
+    kinds = [arm.get("type") for arm in arms]
+    for index, arm in enumerate(arms):
+        if _described_inline(arm, own):
+            kind = arm.get("type")
+            label = kind if isinstance(kind, str) and kinds.count(kind) == 1 else None
+            found.append(f"{label or f'arm {index + 1}'}: {arm['description']}")
+    return tuple(found)
+
+
+def _described_inline(part: dict[str, Any], own: Any) -> bool:
+    text = part.get("description")
+    return isinstance(text, str) and bool(text.strip()) and text != own
 
 
 _ARM_KEYS = ("format", "pattern", *CONSTRAINTS)
