@@ -543,7 +543,7 @@ class _WorkerRun:
         stderr = await self._stderr_text()
         if self.launcher.sandboxed and code > 128:
             code = -(code - 128)  # the sandbox reports a signal as 128 + its number
-        if code == -signals.SIGXCPU or (code == -signals.SIGKILL and self._cpu_exhausted()):
+        if code == -signals.SIGXCPU:
             return self._failure(
                 "timeout", f"the program used more than {self.limits.cpu_seconds} CPU seconds"
             )
@@ -552,9 +552,6 @@ class _WorkerRun:
         return self._failure(
             "worker-exit", f"the worker {described} before the program finished{detail}"
         )
-
-    def _cpu_exhausted(self) -> bool:
-        return False
 
     async def _stderr_text(self) -> str:
         """The end of what the worker wrote to its stderr (all of it once the drain ends)."""

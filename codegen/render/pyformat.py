@@ -204,11 +204,9 @@ def getitem(key: str, returns: Sub, stub: bool) -> list[str]:
     return getitem_typed(Sub("Literal", (Atom(key),)), returns, stub)
 
 
-def getitem_typed(name: Expr | str, returns: Sub, stub: bool = True) -> list[str]:
+def getitem_typed(name: Expr, returns: Sub, stub: bool = True) -> list[str]:
     """`def __getitem__(self, name: <name>) -> returns:`, laid out as `getitem` says."""
     end = ": ..." if stub else ":"
-    if isinstance(name, str):
-        name = Atom(name)
     line = f"{INDENT}def __getitem__(self, name: {flat(name)}) -> {flat(returns)}{end}"
     if fits(line):
         return [line]

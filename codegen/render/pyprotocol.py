@@ -67,7 +67,7 @@ def protocol_members(methods: Sequence[str], overloads: Sequence[str]) -> list[s
             "the name is checked, the arguments and result are not."
         )
         returns = fmt.Sub("Callable", (fmt.Atom("..."), fmt.Sub("Awaitable", (fmt.Atom("Any"),))))
-        lines = [f"{fmt.INDENT}# {note}", *fmt.getitem_typed("ToolName", returns)]
+        lines = [f"{fmt.INDENT}# {note}", *fmt.getitem_typed(fmt.Atom("ToolName"), returns)]
         members.append("\n".join(lines))
     elif len(overloads) == 1:
         members.append(overloads[0])

@@ -397,11 +397,6 @@ def tool_declarations(tool: ir.Tool) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(blocks), tuple(model_blocks)
 
 
-def declarations(catalog: ir.Catalog) -> list[str]:
-    """Every named type, each as one block of lines, in declaration order."""
-    return [block for tool in catalog.tools for block in tool_declarations(tool)[0]]
-
-
 # --- the Tools protocol -------------------------------------------------------------------
 
 
