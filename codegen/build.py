@@ -3,8 +3,9 @@
 Takes normalized tool schemas and returns a `Catalog` plus warnings. A keyword that changes
 a type but that no target can express (`not`, `if`/`then`/`else`, `dependentSchemas`, a remote
 `$ref`, ...) degrades only the node that holds it to `UnknownType`, with a warning naming the
-JSON pointer. Root names are claimed for every tool first, then each tool's nested names in
-tool order, so a tool's names never depend on another tool unless their names collide.
+JSON pointer. Every name a tool's build claims starts with the tool's stem (`names`), so a
+tool's names never depend on another tool (unless their stems coincide, which `tool_stems`
+settles).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from . import ir
 from .docs import extract_docs, json_text, merge_docs
 from .errors import Diagnostic, join_pointer
 from .merge import MergeConflict, merge_schemas
-from .names import NameAllocator, camel_case, type_base
+from .names import STEM_SEPARATOR, NameAllocator, camel_case, plain_stem, tool_stems
 from .normalize import DOC_KEYWORDS, TYPE_KEYWORDS, Normalized
 from .refs import RefResolver, Resolved
 
@@ -113,13 +114,14 @@ class SchemaInput(NamedTuple):
 def build_catalog(tools: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagnostic]]:
     """The IR of a whole catalog, tools in code-point order of their names."""
     ordered = sorted(tools, key=lambda t: t.name)
+    stems = tool_stems(t.name for t in ordered)
     allocator = NameAllocator()
-    roots = [_claim_roots(allocator, t.name, t.output is not None) for t in ordered]
+    roots = [_claim_roots(allocator, stems[t.name], t.output is not None) for t in ordered]
     diagnostics: list[Diagnostic] = []
     built = []
     for tool, (args_name, output_name) in zip(ordered, roots, strict=True):
         builder = _ToolBuilder(tool, allocator, diagnostics)
-        built.append(builder.build(args_name, output_name))
+        built.append(builder.build(stems[tool.name], args_name, output_name))
     return ir.Catalog(tuple(built)), diagnostics
 
 
@@ -131,20 +133,21 @@ class Prebuilt(NamedTuple):
     warnings: tuple[Diagnostic, ...]
 
 
-def _claim_roots(allocator: NameAllocator, name: str, has_output: bool) -> tuple[str, str]:
-    """A tool's root type names, `<Tool>Args` and `<Tool>Output` (`""` without an output),
-    claimed before any of the catalog's nested names."""
-    args_name = allocator.claim(type_base(name) + "Args")
-    return args_name, allocator.claim(type_base(name) + "Output") if has_output else ""
+def _claim_roots(allocator: NameAllocator, stem: str, has_output: bool) -> tuple[str, str]:
+    """A tool's root type names, `<Stem>Args` and `<Stem>Output` (`""` without an output),
+    claimed before any of its nested names."""
+    args_name = allocator.claim(stem + "Args")
+    return args_name, allocator.claim(stem + "Output") if has_output else ""
 
 
 def build_tool_alone(tool: SchemaInput) -> Prebuilt:
     """One tool built with a name allocator of its own; `assemble_catalog` can drop it
     into a catalog when the catalog's other tools leave its names free."""
     allocator = NameAllocator()
-    args_name, output_name = _claim_roots(allocator, tool.name, tool.output is not None)
+    stem = plain_stem(tool.name)
+    args_name, output_name = _claim_roots(allocator, stem, tool.output is not None)
     diagnostics: list[Diagnostic] = []
-    built = _ToolBuilder(tool, allocator, diagnostics).build(args_name, output_name)
+    built = _ToolBuilder(tool, allocator, diagnostics).build(stem, args_name, output_name)
     return Prebuilt(built, tuple(allocator.claims), tuple(diagnostics))
 
 
@@ -175,8 +178,9 @@ def assemble_catalog(members: Sequence[Reusable]) -> Assembled:
     themselves are not needed here, so a caller that only wants their text never loads
     them."""
     order = sorted(range(len(members)), key=lambda i: members[i].name)
+    stems = tool_stems(member.name for member in members)
     allocator = NameAllocator()
-    roots = [_claim_roots(allocator, members[i].name, members[i].has_output) for i in order]
+    roots = [_claim_roots(allocator, stems[members[i].name], members[i].has_output) for i in order]
     rebuilt: list[ir.Tool | None] = []
     warnings: dict[int, list[Diagnostic]] = {}
     for index, (args_name, output_name) in zip(order, roots, strict=True):
@@ -189,7 +193,7 @@ def assemble_catalog(members: Sequence[Reusable]) -> Assembled:
             continue
         diagnostics: list[Diagnostic] = []
         builder = _ToolBuilder(member.prepare(), allocator, diagnostics)
-        rebuilt.append(builder.build(args_name, output_name))
+        rebuilt.append(builder.build(stems[member.name], args_name, output_name))
         warnings[index] = diagnostics
     return Assembled(order, rebuilt, warnings)
 
@@ -205,16 +209,19 @@ def build_type(schema: Any) -> ir.TypeNode:
         return ir.UnknownType(f"schema nested deeper than {MAX_NESTING} levels")
     tool = SchemaInput("schema", None, None, "<schema>", normalize_schema(schema), "", None, "")
     builder = _ToolBuilder(tool, NameAllocator(frozenset()), [], inline_objects=True)
-    return builder.root(tool.input, "Schema", "")
+    return builder.root(tool.input, "Schema", "", "Schema", "Schema")
 
 
 class _Scope(NamedTuple):
-    """The schema document being built: its resolver, origins and pointer in the source."""
+    """The schema document being built: its resolver, origins and pointer in the source; the
+    root's name, and the prefix its nested types' names start from (`Stem_Args`)."""
 
     normalized: Normalized
     resolver: RefResolver
     pointer: str
     root_name: str
+    root_hint: str
+    stem: str
 
 
 class _ToolBuilder:
@@ -255,11 +262,12 @@ class _ToolBuilder:
 
     # --- entry points ---------------------------------------------------------------------
 
-    def build(self, args_name: str, output_name: str) -> ir.Tool:
+    def build(self, stem: str, args_name: str, output_name: str) -> ir.Tool:
         tool = self.tool
-        args = self.root(tool.input, args_name, tool.input_pointer)
+        nested = stem + STEM_SEPARATOR
+        args = self.root(tool.input, args_name, tool.input_pointer, nested + "Args", nested)
         output = (
-            self.root(tool.output, output_name, tool.output_pointer)
+            self.root(tool.output, output_name, tool.output_pointer, nested + "Output", nested)
             if tool.output is not None
             else None
         )
@@ -275,8 +283,13 @@ class _ToolBuilder:
             source=tool.source,
         )
 
-    def root(self, normalized: Normalized, name: str, pointer: str) -> ir.TypeNode:
-        self.scope = _Scope(normalized, RefResolver(normalized.schema), pointer, name)
+    def root(
+        self, normalized: Normalized, name: str, pointer: str, hint: str, defs_prefix: str
+    ) -> ir.TypeNode:
+        """The root type `name`; its nested types' names start from `hint`, those of its
+        `$defs` from `defs_prefix`."""
+        resolver = RefResolver(normalized.schema)
+        self.scope = _Scope(normalized, resolver, pointer, name, hint, defs_prefix)
         self.memo.clear()
         self.depths.clear()
         self.busy.clear()
@@ -288,7 +301,7 @@ class _ToolBuilder:
         self.aliased.clear()
         self.names = {id(normalized.schema): name}
         self.root_referenced = False
-        result = self.node(normalized.schema, name, 0, home=True)
+        result = self.node(normalized.schema, hint, 0, home=True)
         if result == ir.RefType(name) or self.inline_objects:
             return result
         if isinstance(result, _SIMPLE_ROOTS) and not self.root_referenced:
@@ -526,14 +539,14 @@ class _ToolBuilder:
         """The name a referenced node takes: derived from where it lives, not from the
         place that refers to it, so every reference agrees."""
         assert self.scope is not None
-        name = self.scope.root_name
+        name = self.scope.root_hint
         tokens = [t.replace("~1", "/").replace("~0", "~") for t in target.pointer.split("/")[1:]]
         index = 0
         while index < len(tokens):
             token = tokens[index]
             following = tokens[index + 1] if index + 1 < len(tokens) else None
             if token in ("$defs", "definitions") and following is not None:
-                prefix = type_base(self.tool.name) if index == 0 else name
+                prefix = self.scope.stem if index == 0 else name
                 name = prefix + (camel_case(following) or "Def")
                 index += 2
             elif token in ("properties", "patternProperties") and following is not None:
@@ -732,7 +745,7 @@ class _ToolBuilder:
             return self.degrade(schema, "items", f"arrays nested deeper than {INLINE_LIMIT} levels")
         prefix = schema.get("prefixItems")
         items = schema.get("items", True)
-        if self.scope is not None and hint == self.scope.root_name:
+        if self.scope is not None and hint == self.scope.root_hint:
             hint += "Item"  # the root's own name goes to the alias of the whole array
         if isinstance(prefix, list):
             built = tuple(
@@ -751,6 +764,12 @@ class _ToolBuilder:
         if items is False or items == {"not": {}}:
             return ir.TupleType((), 0, None)
         return ir.ArrayType(self.node(items, hint, inline + 1))
+
+    def _prefix(self, name: str) -> str:
+        """What the names of an object's field types start from: its name, or for the root
+        (`StemArgs`) the root's hint (`Stem_Args`), which keeps the stem's separator."""
+        assert self.scope is not None
+        return self.scope.root_hint if name == self.scope.root_name else name
 
     def _object(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
         properties = schema.get("properties")
@@ -773,7 +792,7 @@ class _ToolBuilder:
             if leaf is not None:  # before naming a type it will not need
                 fields.append(ir.Field(key, leaf, key in required_keys, extract_docs(prop)))
                 continue
-            field_hint = name + (camel_case(key) or "Field")
+            field_hint = self._prefix(name) + (camel_case(key) or "Field")
             field_type = self.node(prop, field_hint, 0)
             merged = self.merged.get(id(prop), prop)
             docs = extract_docs(merged, self.merge_notes.get(id(merged), ()))

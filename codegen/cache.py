@@ -42,7 +42,7 @@ from .model import ToolDefinition
 
 T = TypeVar("T")
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 """Version of the entry layout; part of every key and of the directory name."""
 SHARDS = f"tools-v{CACHE_FORMAT}"
 """The folder inside the cache directory: one pickle file per two-hex-digit key prefix, so

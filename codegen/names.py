@@ -1,20 +1,30 @@
 """Names: one decision per type, shared by every target.
 
-Type names are `CamelCase(tool) + "Args"` / `"Output"`, nested objects `Parent + CamelCase(key)`,
-`$defs` entries `CamelCase(tool) + CamelCase(def)`. Every name is NFKC-normalized, is an
-identifier in Python and TypeScript, never equals a keyword, a builtin, a name the SDKs
-declare themselves, or a TypeScript global type (a declaration must never merge with
-`Array` or `Request`). A name taken twice gets the first free suffix `2`, `3`, ... in the
-order names are claimed, which the builder keeps deterministic.
+Every type of a tool starts with the tool's stem, `CamelCase(tool)`. The root types are
+`Stem + "Args"` / `Stem + "Output"`; every other type is `Stem + "_" + rest`: nested objects
+`Parent + CamelCase(key)` below `Stem_Args` / `Stem_Output`, `$defs` entries
+`Stem_CamelCase(def)`. A stem never holds `_`, so the text before a name's first `_` (or its
+root suffix) says which tool owns it, and two tools' names cannot collide: adding a tool never
+renames another tool's types. Tools whose stems coincide (`todo_add` and `todo.add`, or long
+names equal in their first `STEM_MAX` code points) are the one exception, settled by
+`tool_stems`.
+
+Every name is NFKC-normalized, is an identifier in Python and TypeScript, never equals a
+keyword, a builtin, a name the SDKs declare themselves, or a TypeScript global type (a
+declaration must never merge with `Array` or `Request`). A name taken twice (only ever within
+one tool) gets the first free suffix `2`, `3`, ... in the order names are claimed, which the
+builder keeps deterministic.
 """
 
 from __future__ import annotations
 
+import base64
 import builtins
+import hashlib
 import keyword
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -242,14 +252,81 @@ def type_base(text: str, fallback: str = "Tool") -> str:
     return name
 
 
-def cap(name: str) -> str:
-    """Cut a base name to `MAX_BASE` code points, never ending on a combining character."""
-    if len(name) <= MAX_BASE:
+def cap(name: str, limit: int = MAX_BASE) -> str:
+    """Cut a base name to `limit` code points, never ending on a combining character."""
+    if len(name) <= limit:
         return name
-    cut = name[:MAX_BASE]
+    cut = name[:limit]
     while cut and unicodedata.combining(cut[-1]):
         cut = cut[:-1]
     return cut
+
+
+STEM_MAX = MAX_BASE - len("Output")
+"""Longest stem, so a root name (`Stem + "Output"`) is never cut and keeps its stem whole."""
+
+STEM_SEPARATOR = "_"
+"""Between a stem and the rest of a nested type's name; no stem contains it."""
+
+TAG_SEPARATOR = "__"
+"""Between a shared stem and the tag that tells its tools apart (see `tool_stems`)."""
+
+_TAG_LENGTHS = (4, 8, 16, 52)
+"""Tag lengths tried in turn: base32 digits of the name's SHA-256 (52 hold all of it)."""
+
+
+def plain_stem(name: str) -> str:
+    """A tool's stem when no other tool of its catalog shares it: its type base, capped."""
+    return cap(type_base(name), STEM_MAX)
+
+
+def _canonical_spelling(stem: str) -> str:
+    """The snake_case name whose stem `stem` is: `TodoAdd` -> `todo_add`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", stem).lower()
+
+
+def _tag(name: str, length: int) -> str:
+    digest = base64.b32encode(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest())
+    return digest.decode("ascii").lower().rstrip("=")[:length]
+
+
+def tool_stems(names: Iterable[str]) -> dict[str, str]:
+    """The stem of every tool of a catalog, by tool name.
+
+    A stem is `plain_stem(name)` unless other tools of the catalog have the same plain
+    stem. Of such a group, the tool spelled the canonical way (`todo_add` for `TodoAdd`)
+    keeps the plain stem, so its names still depend on nothing but itself; each other one
+    gets `cap(stem) + "__" + tag`, the tag a hash of its exact name, lengthened until every
+    tagged stem of the catalog is unique. Plain stems hold no `_` and tagged ones hold
+    `__`, so the two kinds cannot meet."""
+    by_plain: dict[str, list[str]] = {}
+    for name in sorted(set(names)):
+        by_plain.setdefault(plain_stem(name), []).append(name)
+    stems: dict[str, str] = {}
+    tagged: list[str] = []
+    for plain, group in by_plain.items():
+        for name in group:
+            if len(group) == 1 or name == _canonical_spelling(plain):
+                stems[name] = plain
+            else:
+                tagged.append(name)
+    length = dict.fromkeys(tagged, 0)
+    while tagged:
+        owners: dict[str, list[str]] = {}
+        for name in tagged:
+            size = _TAG_LENGTHS[length[name]]
+            head = cap(type_base(name), STEM_MAX - len(TAG_SEPARATOR) - size)
+            owners.setdefault(f"{head}{TAG_SEPARATOR}{_tag(name, size)}", []).append(name)
+        tagged = []
+        for stem, owned in owners.items():
+            if len(owned) == 1 or all(length[n] == len(_TAG_LENGTHS) - 1 for n in owned):
+                for name in owned:  # distinct names whose whole digests agree: never seen
+                    stems[name] = stem
+                continue
+            for name in owned:
+                length[name] = min(length[name] + 1, len(_TAG_LENGTHS) - 1)
+            tagged.extend(owned)
+    return stems
 
 
 def is_python_identifier(name: str) -> bool:

@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 from codegen import ir
 from codegen.build import build_type
 from codegen.merge import merge_schemas
-from codegen.names import NameAllocator, camel_case, is_class_field, is_method_name, type_base
+from codegen.names import (
+    NameAllocator,
+    camel_case,
+    is_class_field,
+    is_method_name,
+    reserved_type_names,
+    type_base,
+)
 from codegen.pipeline import compile_sources, compile_value
 from conftest import GOLDEN_CASES, ROOT, SCHEMAS
 
@@ -81,43 +88,24 @@ def test_allocator_suffixes_skip_taken_names() -> None:
 
 
 def test_reserved_names_are_never_used() -> None:
-    compiled = compile_value(
-        {
-            "tools": [
-                {
-                    "name": "json",
-                    "inputSchema": {
-                        "$defs": {
-                            "value": {"type": "object", "properties": {"a": {"type": "string"}}}
-                        },
-                        "properties": {"v": {"$ref": "#/$defs/value"}},
-                    },
-                },
-                {
-                    "name": "tool",
-                    "inputSchema": {
-                        "$defs": {
-                            "callError": {"type": "object", "properties": {"a": {"type": "string"}}}
-                        },
-                        "properties": {"v": {"$ref": "#/$defs/callError"}},
-                    },
-                },
-                {
-                    "name": "array",
-                    "inputSchema": {
-                        "$defs": {
-                            "buffer": {"type": "object", "properties": {"a": {"type": "string"}}}
-                        },
-                        "properties": {"v": {"$ref": "#/$defs/buffer"}},
-                    },
-                },
-            ]
+    # A root name can meet a reserved name (TypeScript's `MIDIOutput`) and is numbered, as a
+    # nested name would be; either way the number depends on the tool alone.
+    def tool(name: str) -> dict[str, Any]:
+        nested = {"type": "object", "properties": {"a": {"type": "string"}}}
+        return {
+            "name": name,
+            "inputSchema": {
+                "$defs": {"value": nested},
+                "properties": {"v": {"$ref": "#/$defs/value"}},
+            },
+            "outputSchema": {"type": "object", "properties": {"x": {"type": "string"}}},
         }
-    )
+
+    compiled = compile_value({"tools": [tool("MIDI"), tool("credential_properties"), tool("json")]})
     assert compiled.catalog is not None
     names = {t.name for t in compiled.catalog.types}
-    assert {"JsonValue2", "ToolCallError2", "ArrayBuffer2"} <= names
-    assert not names & {"JsonValue", "ToolCallError", "ArrayBuffer"}
+    assert {"MIDIOutput2", "CredentialPropertiesOutput2", "Json_Value"} <= names
+    assert not names & reserved_type_names()
 
 
 def test_colliding_tool_names_tie_break_in_code_point_order() -> None:
@@ -134,10 +122,18 @@ def test_colliding_tool_names_tie_break_in_code_point_order() -> None:
     compiled = compile_value({"tools": tools})
     assert compiled.catalog is not None
     args = {t.name: ir.type_text(t.args) for t in compiled.catalog.tools}
-    # "my-tool" < "my.tool" < "my_tool" in code-point order.
-    assert args == {"my-tool": "MyToolArgs", "my.tool": "MyToolArgs2", "my_tool": "MyToolArgs3"}
+    # `my_tool` is the canonical spelling of the stem `MyTool` and keeps it; the others get
+    # a tag made from their own name, whatever else the catalog holds.
+    assert args == {
+        "my-tool": "MyTool__bv6tArgs",
+        "my.tool": "MyTool__xsrmArgs",
+        "my_tool": "MyToolArgs",
+    }
     nested = {t.name: [n.name for n in t.types] for t in compiled.catalog.tools}
-    assert nested["my.tool"] == ["MyToolArgs2X", "MyToolArgs2"]
+    assert nested["my.tool"] == ["MyTool__xsrm_ArgsX", "MyTool__xsrmArgs"]
+    alone = compile_value({"tools": [tools[0]]})
+    assert alone.catalog is not None
+    assert [n.name for n in alone.catalog.tools[0].types] == ["MyTool_ArgsX", "MyToolArgs"]
 
 
 def _tool(name: str, depth: int) -> dict[str, Any]:
@@ -291,7 +287,7 @@ def test_required_only_arms_fold_into_one_object_with_a_note() -> None:
         }
     )
     assert mixed.catalog is not None
-    assert [t.name for t in mixed.catalog.types] == ["TArgs1", "TArgs2", "TArgs"]
+    assert [t.name for t in mixed.catalog.types] == ["T_Args1", "T_Args2", "TArgs"]
 
 
 def test_replay_claims_all_or_nothing() -> None:
@@ -451,11 +447,11 @@ def test_properties_beside_ref_arms_belong_in_every_arm() -> None:
     )
     assert compiled.catalog is not None and not compiled.warnings
     objects = {t.name: t for t in compiled.catalog.tools[0].types if isinstance(t, ir.ObjectType)}
-    assert [(f.key, f.required) for f in objects["TArgsA"].fields] == [
+    assert [(f.key, f.required) for f in objects["T_ArgsA"].fields] == [
         ("workspace_id", True),
         ("a", False),
     ]
-    assert [(f.key, f.required) for f in objects["TArgsB"].fields] == [
+    assert [(f.key, f.required) for f in objects["T_ArgsB"].fields] == [
         ("workspace_id", True),
         ("b", False),
     ]
@@ -653,12 +649,14 @@ def test_union_cycles_through_arrays_name_each_member_with_every_arm() -> None:
     aliases = {
         t.name: t.target for t in compiled.catalog.tools[0].types if isinstance(t, ir.AliasType)
     }
-    assert set(aliases) == {"TA", "TB"}
+    assert set(aliases) == {"T_A", "T_B"}
     for name, target in aliases.items():
         assert isinstance(target, ir.UnionType)
         assert ir.RefType(name) not in target.arms
         assert {ir.Primitive("string"), ir.Primitive("number")} <= set(target.arms)
-        assert {ir.ArrayType(ir.RefType("TA")), ir.ArrayType(ir.RefType("TB"))} <= set(target.arms)
+        assert {ir.ArrayType(ir.RefType("T_A")), ir.ArrayType(ir.RefType("T_B"))} <= set(
+            target.arms
+        )
 
 
 def test_a_clique_of_unions_builds_in_linear_time() -> None:

@@ -76,15 +76,17 @@ COLLIDING = [
     {"name": "get_args_user", "inputSchema": obj(id={"type": "string"})},
     {"name": "alone", "inputSchema": obj(value=obj(n={"type": "number"}))},
 ]
-"""Tools whose type names collide when each is built alone: `read_file` and `read-file`
-share every name, and `get`'s nested `GetArgsUserArgs` is `get_args_user`'s root."""
+"""Tools whose type names would collide without stems: `read_file` and `read-file` share the
+stem `ReadFile`, and `get`'s nested `args.user_args` once named `GetArgsUserArgs`, which is
+`get_args_user`'s root; the stem's separator now names it `Get_ArgsUserArgs`."""
 
 
 def test_colliding_names_are_numbered_as_the_uncached_build_numbers_them() -> None:
     definitions = definitions_of(COLLIDING)
     plain = compile_definitions(definitions)
     expected = rendered(plain)
-    assert "ReadFileArgs2" in expected[0] and "GetArgsUserArgs2" in expected[0]
+    assert "class ReadFileArgs(" in expected[0] and "class ReadFile__" in expected[0]
+    assert "class Get_ArgsUserArgs(" in expected[0] and "class GetArgsUserArgs(" in expected[0]
     memo = ToolCache()
     for _ in range(3):  # cold, then warm twice
         compiled = compile_definitions(definitions, cache=memo)
@@ -103,9 +105,9 @@ def test_only_tools_whose_names_were_taken_are_built_again() -> None:
         for one, two in zip(first.catalog.tools, second.catalog.tools, strict=True)
         if one is two
     }
-    # All roots are named first: `get_args_user` takes `GetArgsUserArgs` before `get`'s
-    # nested type asks for it, and `read-file` takes `ReadFileArgs` before `read_file`.
-    assert reused == {"alone", "get_args_user", "read-file"}
+    # Only `read-file` is built again: alone it has the stem `ReadFile`, which the catalog
+    # gives `read_file` (its canonical spelling), so it takes a tagged stem.
+    assert reused == {"alone", "get", "get_args_user", "read_file"}
 
 
 def test_a_changed_tool_is_the_only_one_compiled_again() -> None:

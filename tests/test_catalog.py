@@ -38,7 +38,7 @@ def test_catalog_snapshot(case: str, fmt: str, golden: Any) -> None:
 def test_python_flavor_spells_python_types() -> None:
     text = render_catalog(catalog("nested_objects"), "md", "python")
     assert "class CreateEventArgs(TypedDict):" in text
-    assert "`list[CreateEventArgsAttendees]`" in text
+    assert "`list[CreateEvent_ArgsAttendees]`" in text
     data = json.loads(render_catalog(catalog("nested_objects"), "json", "python"))
     assert data["language"] == "python"
     assert data["tools"][0]["output_type"] == "CreateEventOutput"
@@ -78,7 +78,7 @@ def test_annotations_and_union_arguments_are_listed() -> None:
     assert data["tools"][0]["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
     tools = json.loads(render_catalog(catalog("oneof_variants"), "json"))["tools"]
     variants = next(tool for tool in tools if tool["name"] == "select")
-    assert [g["type_name"] for g in variants["parameters"]] == ["SelectArgs1", "SelectArgs2"]
+    assert [g["type_name"] for g in variants["parameters"]] == ["Select_Args1", "Select_Args2"]
 
 
 @pytest.mark.parametrize("fmt", ["md", "json", "html"])

@@ -160,8 +160,8 @@ def test_runtime_typeddicts_keep_required_keys(rendered_dir: Path) -> None:
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.WriteTreeNode.__required_keys__ == frozenset({"name"})
-    assert module.WriteTreeNode.__optional_keys__ == frozenset({"children", "meta"})
+    assert module.WriteTree_Node.__required_keys__ == frozenset({"name"})
+    assert module.WriteTree_Node.__optional_keys__ == frozenset({"children", "meta"})
     assert module.LinkedListArgs.__optional_keys__ == frozenset({"next"})
 
 
@@ -178,7 +178,7 @@ def test_a_recursive_alias_in_a_union_is_a_real_type(rendered_dir: Path) -> None
     sys.modules[spec.name] = module
     try:
         spec.loader.exec_module(module)
-        assert not isinstance(module.StoreValueJ, str)
+        assert not isinstance(module.StoreValue_J, str)
         assert not isinstance(module.StoreValueOutput, str)
         hints = typing.get_type_hints(module.StoreValueArgs)
         assert set(hints) == {"value", "maybe", "many", "plain"}

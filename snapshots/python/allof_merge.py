@@ -47,7 +47,7 @@ _UNBOUND = (
 )
 
 
-class CreateUserArgsUser(TypedDict):
+class CreateUser_ArgsUser(TypedDict):
     # Display name
     name: str
     # >= 0
@@ -57,7 +57,7 @@ class CreateUserArgsUser(TypedDict):
 
 
 class CreateUserArgs(TypedDict):
-    user: CreateUserArgsUser
+    user: CreateUser_ArgsUser
     # length 2..8
     code: NotRequired[str]
 

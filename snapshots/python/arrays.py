@@ -47,7 +47,7 @@ _UNBOUND = (
 )
 
 
-class MatrixArgsObjects(TypedDict):
+class Matrix_ArgsObjects(TypedDict):
     v: float
 
 
@@ -55,7 +55,7 @@ class MatrixArgs(TypedDict):
     rows: list[list[float]]
     mixed: NotRequired[list[str | int]]
     any_items: NotRequired[list[Any]]
-    objects: NotRequired[list[list[MatrixArgsObjects]]]
+    objects: NotRequired[list[list[Matrix_ArgsObjects]]]
 
 
 ToolName: TypeAlias = Literal["matrix"]

@@ -47,7 +47,7 @@ _UNBOUND = (
 )
 
 
-class CreateAccountArgsProfile(TypedDict):
+class CreateAccount_ArgsProfile(TypedDict):
     # >= 0
     age: int
     bio: NotRequired[str]
@@ -56,7 +56,7 @@ class CreateAccountArgsProfile(TypedDict):
 class CreateAccountArgs(TypedDict):
     email: str
     nickname: NotRequired[str]
-    profile: CreateAccountArgsProfile
+    profile: CreateAccount_ArgsProfile
 
 
 ToolName: TypeAlias = Literal["create_account"]

@@ -47,25 +47,25 @@ _UNBOUND = (
 )
 
 
-class LegacyRefsLeaf(TypedDict):
+class LegacyRefs_Leaf(TypedDict):
     id: int
 
 
 class LegacyRefsArgs(TypedDict):
-    pair: tuple[()] | tuple[str] | tuple[str, LegacyRefsLeaf]
-    grouped: list[LegacyRefsLeaf]
-    second: LegacyRefsLeaf
+    pair: tuple[()] | tuple[str] | tuple[str, LegacyRefs_Leaf]
+    grouped: list[LegacyRefs_Leaf]
+    second: LegacyRefs_Leaf
     first: NotRequired[str]
 
 
-class ModernRefsLeaf(TypedDict):
+class ModernRefs_Leaf(TypedDict):
     id: int
 
 
 class ModernRefsArgs(TypedDict):
-    pair: tuple[()] | tuple[str] | tuple[str, ModernRefsLeaf]
-    grouped: list[ModernRefsLeaf]
-    second: ModernRefsLeaf
+    pair: tuple[()] | tuple[str] | tuple[str, ModernRefs_Leaf]
+    grouped: list[ModernRefs_Leaf]
+    second: ModernRefs_Leaf
     first: NotRequired[str]
 
 

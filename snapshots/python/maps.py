@@ -47,11 +47,11 @@ _UNBOUND = (
 )
 
 
-class SetLabelsArgsNestedValue(TypedDict):
+class SetLabels_ArgsNestedValue(TypedDict):
     x: float
 
 
-class SetLabelsArgsHeaders(TypedDict):
+class SetLabels_ArgsHeaders(TypedDict):
     host: str
     # Other keys map to str; type checkers reject them.
 
@@ -60,8 +60,8 @@ class SetLabelsArgs(TypedDict):
     labels: dict[str, str]
     # Counts per key
     counts: NotRequired[dict[str, int]]
-    nested: NotRequired[dict[str, SetLabelsArgsNestedValue]]
-    headers: NotRequired[SetLabelsArgsHeaders]
+    nested: NotRequired[dict[str, SetLabels_ArgsNestedValue]]
+    headers: NotRequired[SetLabels_ArgsHeaders]
     # other keys match "^[A-Z_]+$"
     env: NotRequired[dict[str, str]]
     free: NotRequired[dict[str, Any]]

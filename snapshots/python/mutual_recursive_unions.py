@@ -47,28 +47,30 @@ _UNBOUND = (
 )
 
 
-MixedCycleExpr: TypeAlias = (
-    str | float | list["MixedCycleTerm"] | list["MixedCycleExpr"]
+MixedCycle_Expr: TypeAlias = (
+    str | float | list["MixedCycle_Term"] | list["MixedCycle_Expr"]
 )
 
 
-MixedCycleTerm: TypeAlias = float | list["MixedCycleTerm"] | str | list[MixedCycleExpr]
+MixedCycle_Term: TypeAlias = (
+    float | list["MixedCycle_Term"] | str | list[MixedCycle_Expr]
+)
 
 
 class MixedCycleArgs(TypedDict):
-    expr: MixedCycleExpr
-    term: MixedCycleTerm
-    terms: NotRequired[list[MixedCycleTerm]]
+    expr: MixedCycle_Expr
+    term: MixedCycle_Term
+    terms: NotRequired[list[MixedCycle_Term]]
 
 
-class MixedCycleStep3(TypedDict):
-    next: NotRequired["MixedCycleStep"]
+class MixedCycle_Step3(TypedDict):
+    next: NotRequired["MixedCycle_Step"]
 
 
-MixedCycleStep: TypeAlias = bool | MixedCycleStep3 | str
+MixedCycle_Step: TypeAlias = bool | MixedCycle_Step3 | str
 
 
-MixedCycleOutput: TypeAlias = str | bool | MixedCycleStep3
+MixedCycleOutput: TypeAlias = str | bool | MixedCycle_Step3
 
 
 class MutualUnionsArgs(TypedDict):

@@ -47,53 +47,93 @@ _UNBOUND = (
 )
 
 
-class JsonValue2(TypedDict):
+class Json_Value(TypedDict):
     v: NotRequired[str]
 
 
 class JsonArgs(TypedDict):
-    value: NotRequired[JsonValue2]
+    value: NotRequired[Json_Value]
 
 
-class MyToolArgsOptions(TypedDict):
+class MyTool__bv6t_ArgsOptions(TypedDict):
     a: NotRequired[str]
 
 
-class MyToolArgs(TypedDict):
-    options: NotRequired[MyToolArgsOptions]
+class MyTool__bv6tArgs(TypedDict):
+    options: NotRequired[MyTool__bv6t_ArgsOptions]
 
 
-class MyToolArgs2Options(TypedDict):
+class MyTool__xsrm_ArgsOptions(TypedDict):
     b: NotRequired[str]
 
 
-class MyToolArgs2(TypedDict):
-    options: NotRequired[MyToolArgs2Options]
+class MyTool__xsrmArgs(TypedDict):
+    options: NotRequired[MyTool__xsrm_ArgsOptions]
 
 
-class OptionsArgsMode(TypedDict):
+class MyTool_ArgsOptions(TypedDict):
+    c: NotRequired[str]
+
+
+class MyToolArgs(TypedDict):
+    options: NotRequired[MyTool_ArgsOptions]
+
+
+class Options_ArgsMode(TypedDict):
     y: NotRequired[int]
 
 
-class OptionsArgsMode2(TypedDict):
+class Options_ArgsMode2(TypedDict):
     x: NotRequired[int]
 
 
 class OptionsArgs(TypedDict):
-    mode: NotRequired[OptionsArgsMode]
-    other: NotRequired[OptionsArgsMode2]
+    mode: NotRequired[Options_ArgsMode]
+    other: NotRequired[Options_ArgsMode2]
 
 
-ToolName: TypeAlias = Literal["json", "my-tool", "my.tool", "options"]
+class Run_ArgsArgs(TypedDict):
+    a: NotRequired[str]
+
+
+class RunArgs(TypedDict):
+    args: NotRequired[Run_ArgsArgs]
+
+
+class RunArgsArgs(TypedDict):
+    b: NotRequired[str]
+
+
+ToolName: TypeAlias = Literal[
+    "json",
+    "my-tool",
+    "my.tool",
+    "my_tool",
+    "options",
+    "run",
+    "run_args",
+]
 
 
 class Tools(Protocol):
     async def json(self, args: JsonArgs) -> Any:
-        """Its $defs entry Value would be JsonValue, a name the SDK declares itself."""
+        """Its $defs entry Value is Json_Value: the stem separator keeps it clear of JsonValue, a name the SDK declares itself."""
+        ...
+
+    async def my_tool(self, args: MyToolArgs) -> Any:
+        """The canonical spelling of the stem MyTool: it keeps the plain stem whatever else the catalog holds."""
         ...
 
     async def options(self, args: OptionsArgs) -> Any:
         """A $defs entry and a nested object that want the same name."""
+        ...
+
+    async def run(self, args: RunArgs) -> Any:
+        """Its nested args type is Run_ArgsArgs, never run_args's root RunArgsArgs, so adding run_args renames nothing here."""
+        ...
+
+    async def run_args(self, args: RunArgsArgs) -> Any:
+        """Its root RunArgsArgs and run's nested Run_ArgsArgs cannot meet."""
         ...
 
     @overload
@@ -104,21 +144,36 @@ class Tools(Protocol):
     @overload
     def __getitem__(
         self, name: Literal["my-tool"]
-    ) -> Callable[[MyToolArgs], Awaitable[Any]]:
-        """Converts to MyTool."""
+    ) -> Callable[[MyTool__bv6tArgs], Awaitable[Any]]:
+        """Shares the stem MyTool with my.tool and my_tool: a tag made from its own name tells it apart."""
         ...
 
     @overload
     def __getitem__(
         self, name: Literal["my.tool"]
-    ) -> Callable[[MyToolArgs2], Awaitable[Any]]:
-        """Also converts to MyTool: its names get the suffix 2."""
+    ) -> Callable[[MyTool__xsrmArgs], Awaitable[Any]]:
+        """Also has the stem MyTool, and a tag of its own."""
         ...
+
+    @overload
+    def __getitem__(
+        self, name: Literal["my_tool"]
+    ) -> Callable[[MyToolArgs], Awaitable[Any]]: ...
 
     @overload
     def __getitem__(
         self, name: Literal["options"]
     ) -> Callable[[OptionsArgs], Awaitable[Any]]: ...
+
+    @overload
+    def __getitem__(
+        self, name: Literal["run"]
+    ) -> Callable[[RunArgs], Awaitable[Any]]: ...
+
+    @overload
+    def __getitem__(
+        self, name: Literal["run_args"]
+    ) -> Callable[[RunArgsArgs], Awaitable[Any]]: ...
 
 
 tools: Tools = cast(Tools, _UnboundTools())

@@ -47,19 +47,19 @@ _UNBOUND = (
 )
 
 
-class CreateEventArgsLocationAddress(TypedDict):
+class CreateEvent_ArgsLocationAddress(TypedDict):
     street: NotRequired[str]
     city: str
     # ISO 3166 country code
     country: NotRequired[str]
 
 
-class CreateEventArgsLocation(TypedDict):
+class CreateEvent_ArgsLocation(TypedDict):
     room: NotRequired[str]
-    address: NotRequired[CreateEventArgsLocationAddress]
+    address: NotRequired[CreateEvent_ArgsLocationAddress]
 
 
-class CreateEventArgsAttendees(TypedDict):
+class CreateEvent_ArgsAttendees(TypedDict):
     email: str
     optional: NotRequired[bool]
 
@@ -68,18 +68,18 @@ class CreateEventArgs(TypedDict):
     # Event title
     title: str
     # Where the event happens
-    location: NotRequired[CreateEventArgsLocation]
-    attendees: NotRequired[list[CreateEventArgsAttendees]]
+    location: NotRequired[CreateEvent_ArgsLocation]
+    attendees: NotRequired[list[CreateEvent_ArgsAttendees]]
 
 
-class CreateEventOutputCreated(TypedDict):
+class CreateEvent_OutputCreated(TypedDict):
     at: str
     by: NotRequired[str]
 
 
 class CreateEventOutput(TypedDict):
     id: str
-    created: NotRequired[CreateEventOutputCreated]
+    created: NotRequired[CreateEvent_OutputCreated]
 
 
 ToolName: TypeAlias = Literal["create_event"]

@@ -64,16 +64,16 @@ class LookupArgs(TypedDict):
     verbose: NotRequired[bool]
 
 
-class SelectArgs1(TypedDict):
+class Select_Args1(TypedDict):
     query: str
 
 
-class SelectArgs2(TypedDict):
+class Select_Args2(TypedDict):
     tag: str
     limit: NotRequired[int]
 
 
-SelectArgs: TypeAlias = SelectArgs1 | SelectArgs2
+SelectArgs: TypeAlias = Select_Args1 | Select_Args2
 
 
 ToolName: TypeAlias = Literal["locate", "lookup", "select"]

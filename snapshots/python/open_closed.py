@@ -47,30 +47,30 @@ _UNBOUND = (
 )
 
 
-class ConfigureArgsOpen(TypedDict):
+class Configure_ArgsOpen(TypedDict):
     a: NotRequired[str]
     # Other keys are allowed; type checkers reject them.
 
 
-class ConfigureArgsClosed(TypedDict):
+class Configure_ArgsClosed(TypedDict):
     a: NotRequired[str]
 
 
-class ConfigureArgsClosedEmpty(TypedDict):
+class Configure_ArgsClosedEmpty(TypedDict):
     pass
 
 
-class ConfigureArgsExplicitOpen(TypedDict):
+class Configure_ArgsExplicitOpen(TypedDict):
     b: NotRequired[int]
     # Other keys are allowed; type checkers reject them.
 
 
 class ConfigureArgs(TypedDict):
-    open: NotRequired[ConfigureArgsOpen]
-    closed: NotRequired[ConfigureArgsClosed]
+    open: NotRequired[Configure_ArgsOpen]
+    closed: NotRequired[Configure_ArgsClosed]
     open_empty: NotRequired[dict[str, Any]]
-    closed_empty: NotRequired[ConfigureArgsClosedEmpty]
-    explicit_open: NotRequired[ConfigureArgsExplicitOpen]
+    closed_empty: NotRequired[Configure_ArgsClosedEmpty]
+    explicit_open: NotRequired[Configure_ArgsExplicitOpen]
     # Other keys are allowed; type checkers reject them.
 
 

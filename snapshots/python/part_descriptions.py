@@ -47,7 +47,7 @@ _UNBOUND = (
 )
 
 
-class ScheduleArgsGuests(TypedDict):
+class Schedule_ArgsGuests(TypedDict):
     email: str
 
 
@@ -59,7 +59,7 @@ class ScheduleArgs(TypedDict):
     # string: An ISO 8601 timestamp.; integer: Minutes from now.; string: format: date-time
     when: str | int
     # items: One guest.
-    guests: NotRequired[list[ScheduleArgsGuests]]
+    guests: NotRequired[list[Schedule_ArgsGuests]]
 
 
 ToolName: TypeAlias = Literal["schedule"]

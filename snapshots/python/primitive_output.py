@@ -55,11 +55,11 @@ class ListNamesArgs(TypedDict):
     pass
 
 
-class ListNamesOutputItem(TypedDict):
+class ListNames_OutputItem(TypedDict):
     name: str
 
 
-ListNamesOutput: TypeAlias = list[ListNamesOutputItem]
+ListNamesOutput: TypeAlias = list[ListNames_OutputItem]
 
 
 class MaybeCountArgs(TypedDict):

@@ -52,20 +52,20 @@ class LinkedListArgs(TypedDict):
     next: NotRequired["LinkedListArgs"]
 
 
-class WriteTreeNode(TypedDict):
+class WriteTree_Node(TypedDict):
     name: str
-    children: NotRequired[list["WriteTreeNode"]]
+    children: NotRequired[list["WriteTree_Node"]]
     meta: NotRequired[dict[str, str]]
 
 
-WriteTreeValue: TypeAlias = (
-    str | float | list["WriteTreeValue"] | dict[str, "WriteTreeValue"]
+WriteTree_Value: TypeAlias = (
+    str | float | list["WriteTree_Value"] | dict[str, "WriteTree_Value"]
 )
 
 
 class WriteTreeArgs(TypedDict):
-    root: WriteTreeNode
-    data: NotRequired[WriteTreeValue]
+    root: WriteTree_Node
+    data: NotRequired[WriteTree_Value]
 
 
 ToolName: TypeAlias = Literal["linked_list", "write_tree"]

@@ -47,20 +47,20 @@ _UNBOUND = (
 )
 
 
-StoreValueJ: TypeAlias = str | list["StoreValueJ"]
+StoreValue_J: TypeAlias = str | list["StoreValue_J"]
 
 
 class StoreValueArgs(TypedDict):
-    value: int | StoreValueJ
-    maybe: NotRequired[StoreValueJ | None]
-    many: NotRequired[list[bool | StoreValueJ]]
-    plain: NotRequired[StoreValueJ]
+    value: int | StoreValue_J
+    maybe: NotRequired[StoreValue_J | None]
+    many: NotRequired[list[bool | StoreValue_J]]
+    plain: NotRequired[StoreValue_J]
 
 
-StoreValueJ2: TypeAlias = str | list["StoreValueJ2"]
+StoreValue_J2: TypeAlias = str | list["StoreValue_J2"]
 
 
-StoreValueOutput: TypeAlias = int | StoreValueJ2
+StoreValueOutput: TypeAlias = int | StoreValue_J2
 
 
 ToolName: TypeAlias = Literal["store_value"]

@@ -47,7 +47,7 @@ _UNBOUND = (
 )
 
 
-class SearchIssuesLabel(TypedDict):
+class SearchIssues_Label(TypedDict):
     name: str
     color: NotRequired[str]
 
@@ -55,22 +55,22 @@ class SearchIssuesLabel(TypedDict):
 class SearchIssuesArgs(TypedDict):
     # Issue state
     state: Literal["open", "closed", "all"]
-    labels: NotRequired[list[SearchIssuesLabel]]
+    labels: NotRequired[list[SearchIssues_Label]]
     # A label to leave out
-    exclude: NotRequired[SearchIssuesLabel]
+    exclude: NotRequired[SearchIssues_Label]
 
 
-class SearchIssuesLabel2(TypedDict):
+class SearchIssues_Label2(TypedDict):
     name: str
 
 
-class SearchIssuesIssue(TypedDict):
+class SearchIssues_Issue(TypedDict):
     number: int
-    labels: NotRequired[list[SearchIssuesLabel2]]
+    labels: NotRequired[list[SearchIssues_Label2]]
 
 
 class SearchIssuesOutput(TypedDict):
-    items: list[SearchIssuesIssue]
+    items: list[SearchIssues_Issue]
 
 
 ToolName: TypeAlias = Literal["search_issues"]

@@ -47,14 +47,14 @@ _UNBOUND = (
 )
 
 
-class InferArgsObj(TypedDict):
+class Infer_ArgsObj(TypedDict):
     x: int
 
 
 InferArgs = TypedDict(
     "InferArgs",
     {
-        "obj": InferArgsObj,
+        "obj": Infer_ArgsObj,
         "list": NotRequired[list[str]],
         # length 1..10
         "text": NotRequired[str],

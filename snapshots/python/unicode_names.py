@@ -51,7 +51,7 @@ class CaféLookupArgs(TypedDict):
     q: NotRequired[str]
 
 
-class 搜索ArgsNested(TypedDict):
+class 搜索_ArgsNested(TypedDict):
     日本: NotRequired[str]
 
 
@@ -63,7 +63,7 @@ class 搜索ArgsNested(TypedDict):
         "naïve": NotRequired[bool],
         # NFKC turns the ligature into 'field', so it cannot be a class field
         "ﬁeld": NotRequired[str],
-        "nested": NotRequired[搜索ArgsNested],
+        "nested": NotRequired[搜索_ArgsNested],
     },
 )
 

@@ -47,35 +47,35 @@ _UNBOUND = (
 )
 
 
-class MoveItemArgsByPath(TypedDict):
+class MoveItem_ArgsByPath(TypedDict):
     workspace_id: str
     path: str
     # Other keys are allowed; type checkers reject them.
 
 
-class MoveItemArgsById(TypedDict):
+class MoveItem_ArgsById(TypedDict):
     workspace_id: str
     # >= 1
     item_id: int
     # Other keys are allowed; type checkers reject them.
 
 
-MoveItemArgs: TypeAlias = MoveItemArgsByPath | MoveItemArgsById
+MoveItemArgs: TypeAlias = MoveItem_ArgsByPath | MoveItem_ArgsById
 
 
-class ScheduleEventArgsShape1(TypedDict):
+class ScheduleEvent_ArgsShape1(TypedDict):
     kind: Literal["circle"]
     radius: NotRequired[float]
     # Other keys are allowed; type checkers reject them.
 
 
-class ScheduleEventArgsShape2Three(TypedDict):
+class ScheduleEvent_ArgsShape2Three(TypedDict):
     kind: Literal["polygon"]
     corners: Literal["three"]
     # Other keys are allowed; type checkers reject them.
 
 
-class ScheduleEventArgsShape2Four(TypedDict):
+class ScheduleEvent_ArgsShape2Four(TypedDict):
     kind: Literal["polygon"]
     corners: Literal["four"]
     # Other keys are allowed; type checkers reject them.
@@ -89,9 +89,9 @@ class ScheduleEventArgs(TypedDict):
     label: NotRequired[str | None]
     pair: NotRequired[tuple[()] | tuple[str] | tuple[str, int, *tuple[Any, ...]] | None]
     shape: NotRequired[
-        ScheduleEventArgsShape1
-        | ScheduleEventArgsShape2Three
-        | ScheduleEventArgsShape2Four
+        ScheduleEvent_ArgsShape1
+        | ScheduleEvent_ArgsShape2Three
+        | ScheduleEvent_ArgsShape2Four
     ]
     # >= 2; <= 200
     retries: NotRequired[int | None]

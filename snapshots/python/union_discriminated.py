@@ -47,35 +47,35 @@ _UNBOUND = (
 )
 
 
-class DrawArgsShapeCircle(TypedDict):
+class Draw_ArgsShapeCircle(TypedDict):
     kind: Literal["circle"]
     radius: float
 
 
-class DrawArgsShapeSquare(TypedDict):
+class Draw_ArgsShapeSquare(TypedDict):
     kind: Literal["square"]
     side: float
 
 
-class DrawArgsFillSolid(TypedDict):
+class Draw_ArgsFillSolid(TypedDict):
     color: str
 
 
-DrawArgsFillGradient = TypedDict("DrawArgsFillGradient", {"from": str, "to": str})
+Draw_ArgsFillGradient = TypedDict("Draw_ArgsFillGradient", {"from": str, "to": str})
 
 
-class DrawArgsTarget1(TypedDict):
+class Draw_ArgsTarget1(TypedDict):
     id: str
 
 
-class DrawArgsTarget2(TypedDict):
+class Draw_ArgsTarget2(TypedDict):
     path: str
 
 
 class DrawArgs(TypedDict):
-    shape: DrawArgsShapeCircle | DrawArgsShapeSquare
-    fill: NotRequired[DrawArgsFillSolid | DrawArgsFillGradient | None]
-    target: NotRequired[DrawArgsTarget1 | DrawArgsTarget2]
+    shape: Draw_ArgsShapeCircle | Draw_ArgsShapeSquare
+    fill: NotRequired[Draw_ArgsFillSolid | Draw_ArgsFillGradient | None]
+    target: NotRequired[Draw_ArgsTarget1 | Draw_ArgsTarget2]
 
 
 ToolName: TypeAlias = Literal["draw"]

@@ -3,7 +3,7 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface CreateUserArgsUser {
+interface CreateUser_ArgsUser {
   /** Display name */
   name: string;
   /** >= 0 */
@@ -13,7 +13,7 @@ interface CreateUserArgsUser {
 }
 
 interface CreateUserArgs {
-  user: CreateUserArgsUser;
+  user: CreateUser_ArgsUser;
   /** length 2..8 */
   code?: string;
 }

@@ -3,7 +3,7 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface MatrixArgsObjects {
+interface Matrix_ArgsObjects {
   v: number;
 }
 
@@ -11,7 +11,7 @@ interface MatrixArgs {
   rows: number[][];
   mixed?: (string | number)[];
   any_items?: JsonValue[];
-  objects?: MatrixArgsObjects[][];
+  objects?: Matrix_ArgsObjects[][];
 }
 
 interface ToolArgsMap {

@@ -3,7 +3,7 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface CreateAccountArgsProfile {
+interface CreateAccount_ArgsProfile {
   /** >= 0 */
   age: number;
   bio?: string;
@@ -12,7 +12,7 @@ interface CreateAccountArgsProfile {
 interface CreateAccountArgs {
   email: string;
   nickname?: string;
-  profile: CreateAccountArgsProfile;
+  profile: CreateAccount_ArgsProfile;
 }
 
 interface ToolArgsMap {

@@ -3,25 +3,25 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface LegacyRefsLeaf {
+interface LegacyRefs_Leaf {
   id: number;
 }
 
 interface LegacyRefsArgs {
-  pair: [string?, LegacyRefsLeaf?];
-  grouped: LegacyRefsLeaf[];
-  second: LegacyRefsLeaf;
+  pair: [string?, LegacyRefs_Leaf?];
+  grouped: LegacyRefs_Leaf[];
+  second: LegacyRefs_Leaf;
   first?: string;
 }
 
-interface ModernRefsLeaf {
+interface ModernRefs_Leaf {
   id: number;
 }
 
 interface ModernRefsArgs {
-  pair: [string?, ModernRefsLeaf?];
-  grouped: ModernRefsLeaf[];
-  second: ModernRefsLeaf;
+  pair: [string?, ModernRefs_Leaf?];
+  grouped: ModernRefs_Leaf[];
+  second: ModernRefs_Leaf;
   first?: string;
 }
 

@@ -3,11 +3,11 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface SetLabelsArgsNestedValue {
+interface SetLabels_ArgsNestedValue {
   x: number;
 }
 
-interface SetLabelsArgsHeaders {
+interface SetLabels_ArgsHeaders {
   host: string;
   [key: string]: string;
 }
@@ -16,8 +16,8 @@ interface SetLabelsArgs {
   labels: { [key: string]: string };
   /** Counts per key */
   counts?: { [key: string]: number };
-  nested?: { [key: string]: SetLabelsArgsNestedValue };
-  headers?: SetLabelsArgsHeaders;
+  nested?: { [key: string]: SetLabels_ArgsNestedValue };
+  headers?: SetLabels_ArgsHeaders;
   /** other keys match "^[A-Z_]+$" */
   env?: { [key: string]: string };
   free?: { [key: string]: JsonValue };

@@ -3,23 +3,23 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-type MixedCycleExpr = string | number | MixedCycleTerm[] | MixedCycleExpr[];
+type MixedCycle_Expr = string | number | MixedCycle_Term[] | MixedCycle_Expr[];
 
-type MixedCycleTerm = number | MixedCycleTerm[] | string | MixedCycleExpr[];
+type MixedCycle_Term = number | MixedCycle_Term[] | string | MixedCycle_Expr[];
 
 interface MixedCycleArgs {
-  expr: MixedCycleExpr;
-  term: MixedCycleTerm;
-  terms?: MixedCycleTerm[];
+  expr: MixedCycle_Expr;
+  term: MixedCycle_Term;
+  terms?: MixedCycle_Term[];
 }
 
-interface MixedCycleStep3 {
-  next?: MixedCycleStep;
+interface MixedCycle_Step3 {
+  next?: MixedCycle_Step;
 }
 
-type MixedCycleStep = boolean | MixedCycleStep3 | string;
+type MixedCycle_Step = boolean | MixedCycle_Step3 | string;
 
-type MixedCycleOutput = string | boolean | MixedCycleStep3;
+type MixedCycleOutput = string | boolean | MixedCycle_Step3;
 
 interface MutualUnionsArgs {
   a: string | number;

@@ -3,59 +3,88 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface JsonValue2 {
+interface Json_Value {
   v?: string;
 }
 
 interface JsonArgs {
-  value?: JsonValue2;
+  value?: Json_Value;
 }
 
-interface MyToolArgsOptions {
+interface MyTool__bv6t_ArgsOptions {
   a?: string;
 }
 
-interface MyToolArgs {
-  options?: MyToolArgsOptions;
+interface MyTool__bv6tArgs {
+  options?: MyTool__bv6t_ArgsOptions;
 }
 
-interface MyToolArgs2Options {
+interface MyTool__xsrm_ArgsOptions {
   b?: string;
 }
 
-interface MyToolArgs2 {
-  options?: MyToolArgs2Options;
+interface MyTool__xsrmArgs {
+  options?: MyTool__xsrm_ArgsOptions;
 }
 
-interface OptionsArgsMode {
+interface MyTool_ArgsOptions {
+  c?: string;
+}
+
+interface MyToolArgs {
+  options?: MyTool_ArgsOptions;
+}
+
+interface Options_ArgsMode {
   y?: number;
 }
 
-interface OptionsArgsMode2 {
+interface Options_ArgsMode2 {
   x?: number;
 }
 
 interface OptionsArgs {
-  mode?: OptionsArgsMode;
-  other?: OptionsArgsMode2;
+  mode?: Options_ArgsMode;
+  other?: Options_ArgsMode2;
+}
+
+interface Run_ArgsArgs {
+  a?: string;
+}
+
+interface RunArgs {
+  args?: Run_ArgsArgs;
+}
+
+interface RunArgsArgs {
+  b?: string;
 }
 
 interface ToolArgsMap {
-  /** Its $defs entry Value would be JsonValue, a name the SDK declares itself. */
+  /** Its $defs entry Value is Json_Value: the stem separator keeps it clear of JsonValue, a name the SDK declares itself. */
   json: JsonArgs;
-  /** Converts to MyTool. */
-  "my-tool": MyToolArgs;
-  /** Also converts to MyTool: its names get the suffix 2. */
-  "my.tool": MyToolArgs2;
+  /** Shares the stem MyTool with my.tool and my_tool: a tag made from its own name tells it apart. */
+  "my-tool": MyTool__bv6tArgs;
+  /** Also has the stem MyTool, and a tag of its own. */
+  "my.tool": MyTool__xsrmArgs;
+  /** The canonical spelling of the stem MyTool: it keeps the plain stem whatever else the catalog holds. */
+  my_tool: MyToolArgs;
   /** A $defs entry and a nested object that want the same name. */
   options: OptionsArgs;
+  /** Its nested args type is Run_ArgsArgs, never run_args's root RunArgsArgs, so adding run_args renames nothing here. */
+  run: RunArgs;
+  /** Its root RunArgsArgs and run's nested Run_ArgsArgs cannot meet. */
+  run_args: RunArgsArgs;
 }
 
 interface ToolOutputMap {
   json: JsonValue;
   "my-tool": JsonValue;
   "my.tool": JsonValue;
+  my_tool: JsonValue;
   options: JsonValue;
+  run: JsonValue;
+  run_args: JsonValue;
 }
 
 type ToolName = keyof ToolArgsMap;

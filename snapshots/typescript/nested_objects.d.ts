@@ -3,19 +3,19 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface CreateEventArgsLocationAddress {
+interface CreateEvent_ArgsLocationAddress {
   street?: string;
   city: string;
   /** ISO 3166 country code */
   country?: string;
 }
 
-interface CreateEventArgsLocation {
+interface CreateEvent_ArgsLocation {
   room?: string;
-  address?: CreateEventArgsLocationAddress;
+  address?: CreateEvent_ArgsLocationAddress;
 }
 
-interface CreateEventArgsAttendees {
+interface CreateEvent_ArgsAttendees {
   email: string;
   optional?: boolean;
 }
@@ -24,18 +24,18 @@ interface CreateEventArgs {
   /** Event title */
   title: string;
   /** Where the event happens */
-  location?: CreateEventArgsLocation;
-  attendees?: CreateEventArgsAttendees[];
+  location?: CreateEvent_ArgsLocation;
+  attendees?: CreateEvent_ArgsAttendees[];
 }
 
-interface CreateEventOutputCreated {
+interface CreateEvent_OutputCreated {
   at: string;
   by?: string;
 }
 
 interface CreateEventOutput {
   id: string;
-  created?: CreateEventOutputCreated;
+  created?: CreateEvent_OutputCreated;
 }
 
 interface ToolArgsMap {

@@ -18,16 +18,16 @@ interface LookupArgs {
   verbose?: boolean;
 }
 
-interface SelectArgs1 {
+interface Select_Args1 {
   query: string;
 }
 
-interface SelectArgs2 {
+interface Select_Args2 {
   tag: string;
   limit?: number;
 }
 
-type SelectArgs = SelectArgs1 | SelectArgs2;
+type SelectArgs = Select_Args1 | Select_Args2;
 
 interface ToolArgsMap {
   /** anyOf arms that each require a set of keys. */

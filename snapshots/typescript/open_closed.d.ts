@@ -3,29 +3,29 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface ConfigureArgsOpen {
+interface Configure_ArgsOpen {
   a?: string;
   [key: string]: JsonValue | undefined;
 }
 
-interface ConfigureArgsClosed {
+interface Configure_ArgsClosed {
   a?: string;
 }
 
-type ConfigureArgsClosedEmpty = Record<string, never>;
+type Configure_ArgsClosedEmpty = Record<string, never>;
 
-interface ConfigureArgsExplicitOpen {
+interface Configure_ArgsExplicitOpen {
   b?: number;
   [key: string]: JsonValue | undefined;
 }
 
 interface ConfigureArgs {
-  open?: ConfigureArgsOpen;
-  closed?: ConfigureArgsClosed;
+  open?: Configure_ArgsOpen;
+  closed?: Configure_ArgsClosed;
   open_empty?: { [key: string]: JsonValue };
-  closed_empty?: ConfigureArgsClosedEmpty;
-  explicit_open?: ConfigureArgsExplicitOpen;
-  [key: string]: JsonValue | ConfigureArgsOpen | ConfigureArgsClosed | ConfigureArgsClosedEmpty | ConfigureArgsExplicitOpen | undefined;
+  closed_empty?: Configure_ArgsClosedEmpty;
+  explicit_open?: Configure_ArgsExplicitOpen;
+  [key: string]: JsonValue | Configure_ArgsOpen | Configure_ArgsClosed | Configure_ArgsClosedEmpty | Configure_ArgsExplicitOpen | undefined;
 }
 
 interface ToolArgsMap {

@@ -3,7 +3,7 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface ScheduleArgsGuests {
+interface Schedule_ArgsGuests {
   email: string;
 }
 
@@ -21,7 +21,7 @@ interface ScheduleArgs {
    */
   when: string | number;
   /** items: One guest. */
-  guests?: ScheduleArgsGuests[];
+  guests?: Schedule_ArgsGuests[];
 }
 
 interface ToolArgsMap {

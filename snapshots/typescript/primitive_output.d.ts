@@ -9,11 +9,11 @@ interface EchoArgs {
 
 type ListNamesArgs = Record<string, never>;
 
-interface ListNamesOutputItem {
+interface ListNames_OutputItem {
   name: string;
 }
 
-type ListNamesOutput = ListNamesOutputItem[];
+type ListNamesOutput = ListNames_OutputItem[];
 
 type MaybeCountArgs = Record<string, never>;
 

@@ -8,17 +8,17 @@ interface LinkedListArgs {
   next?: LinkedListArgs;
 }
 
-interface WriteTreeNode {
+interface WriteTree_Node {
   name: string;
-  children?: WriteTreeNode[];
+  children?: WriteTree_Node[];
   meta?: { [key: string]: string };
 }
 
-type WriteTreeValue = string | number | WriteTreeValue[] | { [key: string]: WriteTreeValue };
+type WriteTree_Value = string | number | WriteTree_Value[] | { [key: string]: WriteTree_Value };
 
 interface WriteTreeArgs {
-  root: WriteTreeNode;
-  data?: WriteTreeValue;
+  root: WriteTree_Node;
+  data?: WriteTree_Value;
 }
 
 interface ToolArgsMap {

@@ -3,18 +3,18 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-type StoreValueJ = string | StoreValueJ[];
+type StoreValue_J = string | StoreValue_J[];
 
 interface StoreValueArgs {
-  value: number | StoreValueJ;
-  maybe?: StoreValueJ | null;
-  many?: (boolean | StoreValueJ)[];
-  plain?: StoreValueJ;
+  value: number | StoreValue_J;
+  maybe?: StoreValue_J | null;
+  many?: (boolean | StoreValue_J)[];
+  plain?: StoreValue_J;
 }
 
-type StoreValueJ2 = string | StoreValueJ2[];
+type StoreValue_J2 = string | StoreValue_J2[];
 
-type StoreValueOutput = number | StoreValueJ2;
+type StoreValueOutput = number | StoreValue_J2;
 
 interface ToolArgsMap {
   /** A recursive alias used inside unions: it must not be evaluated before it exists at import time. */

@@ -3,7 +3,7 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface SearchIssuesLabel {
+interface SearchIssues_Label {
   name: string;
   color?: string;
 }
@@ -11,22 +11,22 @@ interface SearchIssuesLabel {
 interface SearchIssuesArgs {
   /** Issue state */
   state: "open" | "closed" | "all";
-  labels?: SearchIssuesLabel[];
+  labels?: SearchIssues_Label[];
   /** A label to leave out */
-  exclude?: SearchIssuesLabel;
+  exclude?: SearchIssues_Label;
 }
 
-interface SearchIssuesLabel2 {
+interface SearchIssues_Label2 {
   name: string;
 }
 
-interface SearchIssuesIssue {
+interface SearchIssues_Issue {
   number: number;
-  labels?: SearchIssuesLabel2[];
+  labels?: SearchIssues_Label2[];
 }
 
 interface SearchIssuesOutput {
-  items: SearchIssuesIssue[];
+  items: SearchIssues_Issue[];
 }
 
 interface ToolArgsMap {

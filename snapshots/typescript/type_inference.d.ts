@@ -3,12 +3,12 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface InferArgsObj {
+interface Infer_ArgsObj {
   x: number;
 }
 
 interface InferArgs {
-  obj: InferArgsObj;
+  obj: Infer_ArgsObj;
   list?: string[];
   /** length 1..10 */
   text?: string;
@@ -16,7 +16,7 @@ interface InferArgs {
   count?: number;
   /** No keywords at all: any value */
   unknown_kind?: JsonValue;
-  [key: string]: JsonValue | InferArgsObj | undefined;
+  [key: string]: JsonValue | Infer_ArgsObj | undefined;
 }
 
 interface ToolArgsMap {

@@ -7,7 +7,7 @@ interface CaféLookupArgs {
   q?: string;
 }
 
-interface 搜索ArgsNested {
+interface 搜索_ArgsNested {
   "日本"?: string;
 }
 
@@ -17,7 +17,7 @@ interface 搜索Args {
   "naïve"?: boolean;
   /** NFKC turns the ligature into 'field', so it cannot be a class field */
   "ﬁeld"?: string;
-  nested?: 搜索ArgsNested;
+  nested?: 搜索_ArgsNested;
 }
 
 interface ToolArgsMap {

@@ -3,37 +3,37 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface DrawArgsShapeCircle {
+interface Draw_ArgsShapeCircle {
   kind: "circle";
   radius: number;
 }
 
-interface DrawArgsShapeSquare {
+interface Draw_ArgsShapeSquare {
   kind: "square";
   side: number;
 }
 
-interface DrawArgsFillSolid {
+interface Draw_ArgsFillSolid {
   color: string;
 }
 
-interface DrawArgsFillGradient {
+interface Draw_ArgsFillGradient {
   from: string;
   to: string;
 }
 
-interface DrawArgsTarget1 {
+interface Draw_ArgsTarget1 {
   id: string;
 }
 
-interface DrawArgsTarget2 {
+interface Draw_ArgsTarget2 {
   path: string;
 }
 
 interface DrawArgs {
-  shape: DrawArgsShapeCircle | DrawArgsShapeSquare;
-  fill?: DrawArgsFillSolid | DrawArgsFillGradient | null;
-  target?: DrawArgsTarget1 | DrawArgsTarget2;
+  shape: Draw_ArgsShapeCircle | Draw_ArgsShapeSquare;
+  fill?: Draw_ArgsFillSolid | Draw_ArgsFillGradient | null;
+  target?: Draw_ArgsTarget1 | Draw_ArgsTarget2;
 }
 
 interface ToolArgsMap {
