@@ -148,6 +148,7 @@ async def _serve(settled: Plan, runtime: Any, errlog: TextIO) -> int:
     ]
     try:
         async with anyio.create_task_group() as group:
+            group.start_soon(_on_signals, group.cancel_scope, host)
             started = 0
 
             async def start(connection: Connection) -> None:
@@ -169,7 +170,6 @@ async def _serve(settled: Plan, runtime: Any, errlog: TextIO) -> int:
                 group.cancel_scope.cancel()
                 return 1
             server = host.build_server()
-            group.start_soon(_on_signals, group.cancel_scope, host)
             if settled.http is None:
                 await _serve_stdio(server)
             else:
