@@ -95,9 +95,7 @@ def upstream_pid(process: psutil.Process, mark: str) -> int:
 
 
 def wait_gone(pids: list[int], seconds: float = 30.0) -> list[int]:
-    _, alive = psutil.wait_procs(
-        [p for p in map(_process, pids) if p is not None], timeout=seconds
-    )
+    _, alive = psutil.wait_procs([p for p in map(_process, pids) if p is not None], timeout=seconds)
     return [p.pid for p in alive if running(p.pid)]
 
 
@@ -153,7 +151,9 @@ def test_session_with_two_real_upstreams(tmp_path: Path, golden: Any) -> None:
     async def session() -> None:
         nonlocal lines
         with errors.open("w") as errlog:
-            async with Client(stdio_client(serve_parameters(config), errlog=errlog), cache=None) as client:
+            async with Client(
+                stdio_client(serve_parameters(config), errlog=errlog), cache=None
+            ) as client:
                 process = serve_process(config)
                 seen["pids"] = descendants(process)
                 listed = await client.list_tools()
@@ -180,13 +180,22 @@ def test_session_with_two_real_upstreams(tmp_path: Path, golden: Any) -> None:
                         "time__get_current_time failed: Error executing tool get_current_time: "
                         "Invalid timezone: 'No time zone found with key Mars/Olympus'",
                     ],
-                    "result": {"timezone": "Europe/Paris", "is_dst_known": True, "echo": "Echo: hello"},
+                    "result": {
+                        "timezone": "Europe/Paris",
+                        "is_dst_known": True,
+                        "echo": "Echo: hello",
+                    },
                 }
 
                 with pytest.raises(MCPError) as direct:
                     await client.call_tool("time__get_current_time", {"timezone": "UTC"})
                 lines += ["## direct call of time__get_current_time under code", ""]
-                lines += ["```text", f"MCP error {direct.value.code}: {direct.value.message}", "```", ""]
+                lines += [
+                    "```text",
+                    f"MCP error {direct.value.code}: {direct.value.message}",
+                    "```",
+                    "",
+                ]
                 assert direct.value.code == -32602
                 assert direct.value.message.startswith('unknown tool "time__get_current_time"')
 
@@ -224,7 +233,9 @@ def test_description_is_the_sdk_and_stable(tmp_path: Path) -> None:
 
     async def describe() -> str:
         with (tmp_path / "stderr").open("w") as errlog:
-            async with Client(stdio_client(serve_parameters(config, "--mode", "both"), errlog=errlog), cache=None) as client:
+            async with Client(
+                stdio_client(serve_parameters(config, "--mode", "both"), errlog=errlog), cache=None
+            ) as client:
                 listed = await client.list_tools()
                 names = [tool.name for tool in listed.tools]
                 assert names[-1] == "run_code" and "time__convert_time" in names
@@ -294,14 +305,19 @@ def test_upstream_that_fails_to_start(tmp_path: Path) -> None:
 
     async def session() -> tuple[list[str], str]:
         with (tmp_path / "stderr").open("w") as errlog:
-            async with Client(stdio_client(serve_parameters(config), errlog=errlog), cache=None) as client:
+            async with Client(
+                stdio_client(serve_parameters(config), errlog=errlog), cache=None
+            ) as client:
                 listed = await client.list_tools()
                 return [t.name for t in listed.tools], listed.tools[0].description or ""
 
     names, description = run(session)
     assert names == ["run_code"] and "time__get_current_time" in description
     stderr = (tmp_path / "stderr").read_text()
-    assert "\"missing\" (codegen-no-such-server) failed to start: cannot run 'codegen-no-such-server': not found on PATH; its tools are left out" in stderr
+    assert (
+        "\"missing\" (codegen-no-such-server) failed to start: cannot run 'codegen-no-such-server': not found on PATH; its tools are left out"
+        in stderr
+    )
     assert re.search(r'"broken" \(.*\) failed to start: .*; its tools are left out', stderr)
 
 
@@ -334,15 +350,21 @@ def test_http_serving_and_an_http_upstream(tmp_path: Path) -> None:
         second = tmp_path / "second"
         second.mkdir()
         config = write_config(second, {"front": {"url": url.group(1)}})
-        program = 'return (await tools.front__time__get_current_time({"timezone": "UTC"}))["timezone"]'
+        program = (
+            'return (await tools.front__time__get_current_time({"timezone": "UTC"}))["timezone"]'
+        )
 
         async def session() -> Any:
             async with Client(url.group(1), cache=None) as direct:
                 names = [t.name for t in (await direct.list_tools()).tools]
                 assert names == ["time__convert_time", "time__get_current_time", "run_code"]
             with (second / "stderr").open("w") as errlog:
-                async with Client(stdio_client(serve_parameters(config), errlog=errlog), cache=None) as client:
-                    result = await client.call_tool("run_code", {"code": program, "description": "Read a clock"})
+                async with Client(
+                    stdio_client(serve_parameters(config), errlog=errlog), cache=None
+                ) as client:
+                    result = await client.call_tool(
+                        "run_code", {"code": program, "description": "Read a clock"}
+                    )
                     return result.structured_content
 
         assert run(session) == {"logs": [], "result": "UTC"}
@@ -354,4 +376,3 @@ def test_http_serving_and_an_http_upstream(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
-
