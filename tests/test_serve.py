@@ -333,3 +333,33 @@ def test_list_changed_regenerates_and_notifies(tmp_path: Path) -> None:
     stderr = (tmp_path / "stderr").read_text()
     assert "tool list re-read, nothing changed" in stderr
     assert "tool list changed, now 3 tools" in stderr
+
+
+def test_sdk_in_instructions(tmp_path: Path) -> None:
+    """`--sdk instructions`: the Code Mode prompt is the server's instructions and
+    run_code keeps its plain description, which points at the system prompt."""
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {"mcpServers": {"changing": {"command": sys.executable, "args": [str(CHANGING)]}}}
+        )
+    )
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codegen", "serve", "--config", str(config), "--sdk", "instructions"],
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)},
+    )
+
+    async def session() -> tuple[str | None, str]:
+        with anyio.fail_after(120), (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                listed = await client.list_tools()
+                return client.instructions, listed.tools[0].description or ""
+
+    instructions, description = anyio.run(session)
+    assert description == run_code_tool("python")["description"]
+    assert instructions is not None
+    assert instructions.startswith(
+        "Only one tool can be called directly in this session: run_code."
+    )
+    assert "async def changing__grow" in instructions
