@@ -167,6 +167,7 @@ WORKFLOW_EPILOGS = {
     "build": "     or, with --check, an output is out of date (its diff is on stdout)\n",
     "harvest": "     or the server exited, broke the protocol, or did not answer in time\n",
     "diff": "     or a breaking change was found and --fail-on-breaking was given\n",
+    "serve": "     or no upstream server could be started\n",
 }
 """What exit status 1 means for the workflow commands, added to the shared EPILOG."""
 
@@ -299,6 +300,55 @@ def _add_workflow_commands(commands: Any) -> None:
     diff.epilog = _workflow_epilog("diff")
     diff.set_defaults(handler=_diff)
 
+    _add_serve_command(commands)
+
+
+def _add_serve_command(commands: Any) -> None:
+    """`serve`: Code Mode in front of MCP servers (codegen/serve/)."""
+    serve = _command(
+        commands,
+        "serve",
+        "run an MCP server that offers run_code over other MCP servers",
+        'Start the MCP servers of an MCP client config ("mcpServers": stdio commands and '
+        "streamable HTTP urls, with per-server allow/deny and concurrency_safe) or of "
+        "[tool.codegen.serve] in pyproject.toml, and serve them as one MCP server in Code "
+        "Mode: under --mode code the client sees only run_code, whose programs call every "
+        "upstream tool through the generated SDK (names prefixed server__tool); under both, "
+        "the tools too. Serves over stdio (until stdin closes) or streamable HTTP with "
+        "--http HOST:PORT; Ctrl-C stops it and every server it started. Needs the MCP SDK: "
+        "pip install 'codegen[serve]'.",
+    )
+    serve.add_argument(
+        "--config", metavar="FILE", help="MCP client config (JSON) or pyproject.toml"
+    )
+    serve.add_argument(
+        "--mode", choices=("code", "both"), help="what tools/list offers (default: code)"
+    )
+    serve.add_argument(
+        "--lang", metavar="LANG", help="program language: python or typescript (default: python)"
+    )
+    serve.add_argument(
+        "--sdk",
+        choices=("description", "instructions"),
+        help="where the SDK section goes: run_code's description (default) or the server's "
+        "instructions",
+    )
+    serve.add_argument(
+        "--sandbox",
+        choices=("auto", "bubblewrap", "namespaces", "none"),
+        help="how programs are contained (default: [tool.codegen] sandbox, else auto)",
+    )
+    serve.add_argument(
+        "--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp"
+    )
+    serve.add_argument(
+        "--print-config-example",
+        action="store_true",
+        help="print an example config and exit",
+    )
+    serve.epilog = _workflow_epilog("serve")
+    serve.set_defaults(handler=_serve)
+
 
 def _print_diagnostics(
     diagnostics: Sequence[Diagnostic], stream: TextIO, errors_only: bool = False
@@ -416,6 +466,12 @@ def _diff(args: argparse.Namespace) -> int:
     from .workflow.diff import run_diff
 
     return run_diff(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .serve.command import run_serve
+
+    return run_serve(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

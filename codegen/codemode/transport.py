@@ -55,3 +55,17 @@ def run_code_tool(language: str | None) -> dict[str, Any]:
         },
         "outputSchema": copy.deepcopy(OUTPUT_SCHEMA),
     }
+
+
+IN_SYSTEM_PROMPT = "described in the system prompt"
+"""The phrase of every flavor's description that `with_sdk` rewrites."""
+
+
+def with_sdk(definition: dict[str, Any], section: str) -> dict[str, Any]:
+    """The `run_code` definition carrying the SDK section in its own description, for hosts
+    whose clients show tool descriptions but no system prompt text of the server's."""
+    description = definition["description"]
+    if description.count(IN_SYSTEM_PROMPT) != 1:
+        raise ValueError("the run_code description does not point at the system prompt once")
+    text = description.replace(IN_SYSTEM_PROMPT, "described below")
+    return {**definition, "description": f"{text}\n\n{section}"}

@@ -26,7 +26,18 @@ TABLE = "tool.codegen"
 
 DEFAULT_MODULE = "tools"
 
-_KEYS = ("sources", "out", "languages", "module", "namespace", "format", "cache", "sandbox")
+_KEYS = (
+    "sources",
+    "out",
+    "languages",
+    "module",
+    "namespace",
+    "format",
+    "cache",
+    "sandbox",
+    "serve",
+)
+"""`serve` is the `codegen serve` table, read by `codegen.serve.config`."""
 
 
 @dataclass(frozen=True, slots=True)

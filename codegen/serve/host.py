@@ -1,0 +1,158 @@
+"""The MCP server in front of the upstreams: one registry, its wire view, its executor.
+
+`Host` owns the registry's upstream tools: `mount` (re)registers one upstream's listing,
+`unmount` removes it. `tools/list` answers from the registry (`wire`), `tools/call` runs the
+registry's executor, so collapse, policies, validation and nested calls behave exactly as in
+the library. When an upstream's tools change, the definitions are generated again from the
+registry; only when the bytes differ (so a client's prompt cache survives a notice that
+changed nothing) are clients told: `notifications/tools/list_changed` to each handshake-era
+session that listed tools, a tools event on every 2026-07-28 `subscriptions/listen` stream.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from ..codemode.execution import ToolCall
+from ..codemode.registry import CodeModeError, ToolRegistry
+from .tools import Caller, mount
+from .upstream import Connection, Tools
+from .wire import call_result, instructions, tool_list, wire_definitions
+
+NAME = "codegen-serve"
+
+
+class Host:
+    def __init__(self, registry: ToolRegistry, place: str, errlog: TextIO) -> None:
+        self.registry = registry
+        self.place = place
+        self.errlog = errlog
+        self._mounted: dict[str, list[Callable[[], None]]] = {}
+        self._wire: list[dict[str, Any]] | None = None
+        self._wire_text = ""
+        self._sessions: dict[int, Any] = {}
+        self._calls = itertools.count(1)
+        self.bus: Any = None
+        self.server: Any = None
+        self.changes = 0
+        """How many times clients were told the tool list changed."""
+
+    def note(self, message: str) -> None:
+        self.errlog.write(f"codegen serve: {message}\n")
+        self.errlog.flush()
+
+    # --- the registry's upstream tools ---------------------------------------------------
+
+    def mount(self, connection: Connection, tools: Tools) -> int:
+        """Register one upstream's listing in place of its previous one; the tool count."""
+        upstream = connection.upstream
+        self.unmount(upstream.prefix)
+        call: Caller = connection.call
+        mounted = mount(upstream, tools, call)
+        for warning in mounted.warnings:
+            self.note(f"{upstream.label}: warning: {warning}")
+        removers: list[Callable[[], None]] = []
+        for spec in mounted.specs:
+            try:
+                removers.append(self.registry.register(spec))
+            except CodeModeError as error:
+                self.note(f"{upstream.label}: warning: {error}; left out")
+        self._mounted[upstream.prefix] = removers
+        self._wire = None
+        return len(removers)
+
+    def unmount(self, prefix: str) -> int:
+        removers = self._mounted.pop(prefix, [])
+        for remove in removers:
+            remove()
+        self._wire = None
+        return len(removers)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """The wire definitions, generated once per change of the registry."""
+        if self._wire is None:
+            self._wire = wire_definitions(self.registry, self.place)
+            self._wire_text = json.dumps(self._wire, sort_keys=True, ensure_ascii=False)
+            if self.server is not None:
+                self.server.instructions = instructions(self.registry, self.place)
+        return self._wire
+
+    # --- upstream events -------------------------------------------------------------------
+
+    def _wire_bytes(self) -> str:
+        self.definitions()
+        return self._wire_text
+
+    async def on_change(self, connection: Connection, tools: Tools) -> None:
+        before = self._wire_bytes()
+        count = self.mount(connection, tools)
+        if self._wire_bytes() == before:
+            self.note(f"{connection.upstream.label}: tool list re-read, nothing changed")
+            return
+        self.note(f"{connection.upstream.label}: tool list changed, now {count} tools")
+        await self.notify_changed()
+
+    async def on_end(self, connection: Connection, reason: str) -> None:
+        count = self.unmount(connection.upstream.prefix)
+        self.note(
+            f"{connection.upstream.label} stopped ({reason}); its {count} "
+            f"tool{'s' * (count != 1)} are removed, the other servers are still served"
+        )
+        await self.notify_changed()
+
+    async def notify_changed(self) -> None:
+        from mcp.server.subscriptions import ToolsListChanged
+
+        self.changes += 1
+        for key, session in list(self._sessions.items()):
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # that client is gone
+                self._sessions.pop(key, None)
+        if self.bus is not None:
+            await self.bus.publish(ToolsListChanged())
+
+    # --- the MCP server ----------------------------------------------------------------------
+
+    def build_server(self) -> Any:
+        from mcp.server.lowlevel import NotificationOptions, Server
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        host = self
+        self.bus = InMemorySubscriptionBus()
+
+        async def list_tools(ctx: Any, params: Any) -> Any:
+            if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                host._sessions[id(ctx.session)] = ctx.session
+            return tool_list(host.definitions())
+
+        async def call_tool(ctx: Any, params: Any) -> Any:
+            call = ToolCall(params.name, dict(params.arguments or {}), f"call-{next(host._calls)}")
+            outcome = call_result(await host.registry.execute(call))
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+
+        class CodegenServer(Server[Any]):
+            def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
+                if not args and "notification_options" not in kwargs:
+                    kwargs["notification_options"] = NotificationOptions(tools_changed=True)
+                return super().create_initialization_options(*args, **kwargs)
+
+        from importlib.metadata import version
+
+        self.server = CodegenServer(
+            NAME,
+            version=version("codegen"),
+            instructions=None,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+        )
+        self.definitions()
+        self.server.instructions = instructions(self.registry, self.place)
+        return self.server

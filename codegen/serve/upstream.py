@@ -1,0 +1,283 @@
+"""One live connection to an upstream MCP server, for as long as it lasts.
+
+`Connection.run` connects (a stdio server is started in its own process group; an HTTP one
+is reached by URL), lists every page of its tools, reports them as started, then watches:
+a `notifications/tools/list_changed` (or, on a 2026-07-28 connection, a tools event on a
+`subscriptions/listen` stream) lists them again and hands the new list to `on_change`; the
+end of the connection (the server exited, closed its stdout, or its transport failed) is
+handed to `on_end` with the reason. Start-up has one deadline; a server that fails to start
+is reported by `run` returning without starting. Leaving `run` (cancellation included)
+closes the session and stops the server's whole process group.
+
+Calls go through `codegen.client.bind`, so a result is a JSON value (structured content,
+else text, else content blocks) and an error result or a refused call is a `ToolCallError`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TextIO
+
+import anyio
+import anyio.abc
+
+from ..client import MAX_LIST_PAGES, bind
+from ..workflow.harvest import tool_record
+from .config import Upstream
+
+START_TIMEOUT = 60.0
+"""Seconds an upstream gets to start, shake hands and list its tools."""
+
+Tools = tuple[dict[str, Any], ...]
+"""An upstream's tools as sent (`name`, `title`, `description`, `inputSchema`,
+`outputSchema`, `annotations`), in the order listed."""
+
+
+class StartFailed(Exception):
+    """Why an upstream could not be served, in words."""
+
+
+class _WatchedRead:
+    """The transport's read stream, telling its owner when it ends: that is how a dead
+    server (stdout closed, process gone) shows on every transport."""
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    def __aiter__(self) -> _WatchedRead:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self._inner.__anext__()
+        except (StopAsyncIteration, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _WatchedRead:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
+
+
+@asynccontextmanager
+async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[Any]:
+    async with transport as (read, write):
+        yield _WatchedRead(read, on_end), write
+
+
+def _transport(upstream: Upstream, errlog: TextIO) -> Any:
+    from mcp import StdioServerParameters, stdio_client
+
+    if upstream.url is not None:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        client = create_mcp_http_client(headers=dict(upstream.headers) or None)
+        return streamable_http_client(upstream.url, http_client=client)
+    program = upstream.command[0]
+    found = shutil.which(program)
+    if found is None:
+        where = "no such file" if "/" in program else "not found on PATH"
+        raise StartFailed(f"cannot run {program!r}: {where}")
+    parameters = StdioServerParameters(
+        command=found,
+        args=list(upstream.command[1:]),
+        env=dict(upstream.env) or None,
+        cwd=upstream.cwd,
+    )
+    return stdio_client(parameters, errlog=errlog)
+
+
+async def list_tools(client: Any) -> Tools:
+    """Every page of `tools/list`, each tool reduced to its interface keys."""
+    from mcp import types
+    from pydantic import BaseModel, ConfigDict, Field
+
+    class RawPage(BaseModel):
+        model_config = ConfigDict(extra="ignore")
+        tools: list[dict[str, Any]]
+        next_cursor: str | None = Field(default=None, alias="nextCursor")
+
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_LIST_PAGES):
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await client.session.send_request(types.ListToolsRequest(params=params), RawPage)
+        tools.extend(tool_record(tool) for tool in page.tools)
+        cursor = page.next_cursor or None
+        if cursor is None:
+            return tuple(tools)
+        if cursor in seen:
+            raise StartFailed(f"the server sent the cursor {cursor!r} twice; its list never ends")
+        seen.add(cursor)
+    raise StartFailed(f"the tool list did not end within {MAX_LIST_PAGES} pages")
+
+
+def describe(error: BaseException) -> str:
+    """A failure as one line."""
+    if isinstance(error, BaseExceptionGroup) and error.exceptions:
+        return describe(error.exceptions[0])
+    if isinstance(error, StartFailed):
+        return str(error)
+    code, message = getattr(error, "code", None), getattr(error, "message", None)
+    if isinstance(code, int) and isinstance(message, str):
+        return f"{message} (MCP error {code})"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class Connection:
+    """One upstream while it lives. `tools` is its last listing; `call` reaches it."""
+
+    def __init__(
+        self,
+        upstream: Upstream,
+        on_change: Callable[[Connection, Tools], Awaitable[None]],
+        on_end: Callable[[Connection, str], Awaitable[None]],
+        errlog: TextIO | None = None,
+        start_timeout: float = START_TIMEOUT,
+    ) -> None:
+        self.upstream = upstream
+        self.on_change = on_change
+        self.on_end = on_end
+        self.errlog = errlog or sys.stderr
+        self.start_timeout = start_timeout
+        self.tools: Tools = ()
+        self.ended = anyio.Event()
+        self.closing = False
+        self._changed = anyio.Event()
+        self._bound: Any = None
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """The tool's value, or `ToolCallError` (an error result, a refused call, or a
+        connection that is gone)."""
+        if self._bound is None or self.ended.is_set():
+            from ..client import ToolCallError
+
+            raise ToolCallError(name, f"the server {self.upstream.label} is not running")
+        return await self._bound[name](arguments)
+
+    async def run(self, *, task_status: anyio.abc.TaskStatus[Tools | str]) -> None:
+        """Serve this upstream until its connection ends or the caller cancels. Starts with
+        its tools, or with the reason it could not start (and returns)."""
+        started = False
+        reason = "the connection ended"
+        try:
+            async with anyio.create_task_group() as group:
+                deadline = anyio.CancelScope()
+                timed_out = False
+
+                async def watchdog() -> None:
+                    nonlocal timed_out
+                    with deadline:
+                        await anyio.sleep(self.start_timeout)
+                        timed_out = True
+                        group.cancel_scope.cancel()
+
+                group.start_soon(watchdog)
+                try:
+                    async with self._client() as client:
+                        self.tools = await list_tools(client)
+                        deadline.cancel()
+                        self._bound = bind(client, names=[tool["name"] for tool in self.tools])
+                        started = True
+                        task_status.started(self.tools)
+                        await self._watch(client)
+                except Exception as error:
+                    reason = describe(error)
+                group.cancel_scope.cancel()
+            if timed_out and not started:
+                reason = f"no answer within {self.start_timeout:g} s"
+        except Exception as error:
+            reason = describe(error)
+        finally:
+            self.ended.set()
+        if not started:
+            task_status.started(reason)
+        elif not self.closing:
+            await self.on_end(self, reason)
+
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[Any]:
+        from mcp import Client, types
+
+        async def on_message(message: object) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                self._changed.set()
+
+        def gone() -> None:
+            self.ended.set()
+
+        transport = _watched(_transport(self.upstream, self.errlog), gone)
+        async with Client(
+            transport,
+            message_handler=on_message,
+            cache=None,
+            client_info=types.Implementation(name="codegen-serve", version="1"),
+        ) as client:
+            yield client
+
+    async def _watch(self, client: Any) -> None:
+        """Until the connection ends: re-list on every change notice."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        async with anyio.create_task_group() as group:
+            capability = client.server_capabilities.tools
+            if (
+                capability is not None
+                and capability.list_changed
+                and client.protocol_version in MODERN_PROTOCOL_VERSIONS
+            ):
+                group.start_soon(self._listen, client)
+
+            async def relist() -> None:
+                while True:
+                    await self._changed.wait()
+                    self._changed = anyio.Event()
+                    tools = await list_tools(client)
+                    self.tools = tools
+                    self._bound = bind(client, names=[tool["name"] for tool in tools])
+                    await self.on_change(self, tools)
+
+            group.start_soon(relist)
+            await self.ended.wait()
+            group.cancel_scope.cancel()
+
+    async def _listen(self, client: Any) -> None:
+        from mcp.client.subscriptions import ToolsListChanged
+
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for event in subscription:
+                    if isinstance(event, ToolsListChanged):
+                        self._changed.set()
+        except Exception as error:  # no change notices is no reason to stop serving
+            if not self.ended.is_set():
+                self.errlog.write(
+                    f"codegen serve: {self.upstream.label}: cannot watch its tool list: "
+                    f"{describe(error)}\n"
+                )

@@ -1,0 +1,365 @@
+"""`codegen serve` settings and behaviour short of the two real upstreams: the config
+format and its errors, the command line, the runtime seam, where the SDK goes, and an
+upstream whose tool list changes (`tests/fixtures/serve/changing_server.py`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters, stdio_client
+
+from codegen.cli import main
+from codegen.codemode.languages import RUN_CODE_FLAVORS
+from codegen.codemode.runtimes import RuntimeUnavailableError, create_runtime
+from codegen.codemode.transport import run_code_tool, with_sdk
+from codegen.errors import InvalidInputError, UsageError
+from codegen.serve.config import (
+    EXAMPLE,
+    load_servers_file,
+    load_table,
+    parse_address,
+    parse_servers,
+)
+from codegen.serve.tools import mount
+from conftest import ROOT
+
+CHANGING = ROOT / "tests" / "fixtures" / "serve" / "changing_server.py"
+
+
+def problem(servers: Any, environ: dict[str, str] | None = None) -> str:
+    with pytest.raises(InvalidInputError) as raised:
+        parse_servers(servers, "servers.json", "/mcpServers", environ or {})
+    return str(raised.value)
+
+
+# --- the config --------------------------------------------------------------------------
+
+
+def test_client_format_is_read_as_written() -> None:
+    upstreams = parse_servers(
+        {
+            "Desktop Commander": {
+                "command": "npx",
+                "args": ["-y", "${PKG:-dc}"],
+                "env": {"TOKEN": "${SECRET}"},
+                "type": "stdio",
+                "allow": ["read"],
+                "concurrency_safe": {"read": False},
+            },
+            "remote": {"url": "https://example.com/mcp", "headers": {"A": "b"}},
+            "off": {"command": "x", "disabled": True},
+        },
+        "servers.json",
+        "/mcpServers",
+        {"SECRET": "s3"},
+    )
+    first, second = upstreams
+    assert first.prefix == "desktop_commander"
+    assert first.command == ("npx", "-y", "dc")
+    assert first.env == (("TOKEN", "s3"),)
+    assert first.allow == frozenset({"read"}) and first.concurrency_safe == (("read", False),)
+    assert second.url == "https://example.com/mcp" and second.headers == (("A", "b"),)
+    assert [u.name for u in upstreams] == ["Desktop Commander", "remote"]
+
+
+@pytest.mark.parametrize(
+    ("servers", "message"),
+    [
+        ([], "servers.json:/mcpServers: error: expected an object of servers, got an array"),
+        ({}, "servers.json:/mcpServers: error: no upstream servers: add at least one entry"),
+        ({"a": {"args": []}}, 'servers.json:/mcpServers/a: error: needs exactly one of "command"'),
+        ({"a": {"command": "x", "url": "http://h"}}, "needs exactly one of"),
+        (
+            {"a": {"command": "x", "arg": []}},
+            "servers.json:/mcpServers/a/arg: error: unknown key 'arg'",
+        ),
+        (
+            {"a": {"command": "x", "args": ["ok", 1]}},
+            "/mcpServers/a/args/1: error: expected a string, got a number",
+        ),
+        ({"a": {"command": "x", "env": {"K": 1}}}, "/mcpServers/a/env/K: error: expected a string"),
+        (
+            {"a": {"command": "x", "headers": {}}},
+            "/mcpServers/a/headers: error: 'headers' applies only to HTTP servers",
+        ),
+        (
+            {"a": {"url": "ftp://h"}},
+            "/mcpServers/a/url: error: expected an http:// or https:// URL",
+        ),
+        (
+            {"a": {"url": "http://h", "type": "stdio"}},
+            "/mcpServers/a/type: error: type 'stdio' does not match 'url'",
+        ),
+        ({"a": {"url": "http://h", "type": "sse"}}, "unsupported transport 'sse'"),
+        (
+            {"a": {"command": "x", "concurrency_safe": {"t": "yes"}}},
+            "/mcpServers/a/concurrency_safe/t: error: expected a boolean",
+        ),
+        (
+            {"a": {"command": "x", "disabled": "no"}},
+            "/mcpServers/a/disabled: error: expected a boolean",
+        ),
+        (
+            {"a": {"command": "${NOPE}"}},
+            "/mcpServers/a/command: error: environment variable NOPE is not set",
+        ),
+        ({"a/b": {"command": ""}}, "/mcpServers/a~1b/command: error: expected a non-empty string"),
+        ({"日本": {"command": "x"}}, "leaves no ASCII letter or digit for a prefix"),
+        (
+            {"my-srv": {"command": "x"}, "My Srv": {"command": "y"}},
+            "derives the tool prefix 'my_srv', like \"my-srv\"",
+        ),
+        ({"a": {"command": "x", "disabled": True}}, "every entry is disabled"),
+    ],
+)
+def test_config_errors_name_file_and_pointer(servers: Any, message: str) -> None:
+    assert message in problem(servers)
+
+
+def test_config_file_errors(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text('{"mcpServers": {"a": {"command": "x"}, "a": {}}}')
+    with pytest.raises(
+        InvalidInputError,
+        match=r'c.json:/mcpServers/a: error: duplicate key "a" at line 1 column 40',
+    ):
+        load_servers_file(path, "c.json")
+    path.write_text('{"servers": {}}')
+    with pytest.raises(InvalidInputError, match='no "mcpServers" object'):
+        load_servers_file(path, "c.json")
+    with pytest.raises(UsageError, match="cannot read"):
+        load_servers_file(tmp_path / "missing.json", "missing.json")
+
+
+def test_pyproject_table(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(
+        "[tool.codegen]\nsandbox = 'none'\n"
+        "[tool.codegen.serve]\nmode = 'both'\nlang = 'python'\nsdk = 'instructions'\n"
+        "http = '127.0.0.1:9000'\n"
+        "[tool.codegen.serve.mcpServers.time]\ncommand = 'mcp-server-time'\n"
+    )
+    config = load_table(path, "pyproject.toml")
+    assert config is not None
+    assert config.settings.mode == "both" and config.settings.sdk == "instructions"
+    assert [u.prefix for u in config.upstreams] == ["time"]
+    path.write_text(
+        "[tool.codegen.serve]\nmode = 'native'\n[tool.codegen.serve.mcpServers.t]\ncommand = 'x'\n"
+    )
+    with pytest.raises(
+        InvalidInputError, match=r"/tool/codegen/serve/mode: error: unknown value 'native'"
+    ):
+        load_table(path, "pyproject.toml")
+    path.write_text("[tool.codegen.serve]\nmodes = 'code'\n")
+    with pytest.raises(InvalidInputError, match=r"/tool/codegen/serve/modes: error: unknown key"):
+        load_table(path, "pyproject.toml")
+
+
+def test_addresses() -> None:
+    assert parse_address("127.0.0.1:8000") == ("127.0.0.1", 8000)
+    assert parse_address("[::1]:0") == ("::1", 0)
+    for bad in ("8000", "host:", "host:x", ":80", "h:70000"):
+        with pytest.raises(UsageError, match="expected HOST:PORT"):
+            parse_address(bad)
+
+
+# --- the command line ----------------------------------------------------------------------
+
+
+def test_print_config_example(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["serve", "--print-config-example"]) == 0
+    text = capsys.readouterr().out
+    assert json.loads(text) == EXAMPLE
+    path = tmp_path / "example.json"
+    path.write_text(text)
+    config = load_servers_file(path, "example.json")
+    assert [u.prefix for u in config.upstreams] == ["everything", "time"]
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", "serve", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input="",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+
+
+def test_cli_errors(tmp_path: Path) -> None:
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}}}))
+    done = _cli("--config", str(config), "--lang", "typescript", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "codegen: serve: --lang typescript: no code runtime for language 'typescript': its SDK "
+        'can be rendered, but programs in it cannot run yet (languages with a runtime: "python")\n'
+    )
+    done = _cli("--config", str(config), "--lang", "cobol", cwd=tmp_path)
+    assert done.returncode == 2 and "no SDK renderer registered for language 'cobol'" in done.stderr
+    done = _cli(cwd=tmp_path)
+    assert done.returncode == 2 and "no upstream servers: pass --config FILE" in done.stderr
+    done = _cli("--config", str(config), "--http", "nowhere", cwd=tmp_path)
+    assert done.returncode == 2 and "serve: --http: expected HOST:PORT" in done.stderr
+    config.write_text('{"mcpServers": {"a": {"command": 1}}}')
+    done = _cli("--config", str(config), cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.endswith(
+        "/mcpServers/a/command: error: expected a non-empty string, got a number\n"
+    )
+    assert "Traceback" not in done.stderr
+
+
+def test_runtime_seam() -> None:
+    runtime = create_runtime("python", "none")
+    assert runtime.language == "python" and runtime.sandbox == "none"
+    with pytest.raises(RuntimeUnavailableError, match="programs in it cannot run yet"):
+        create_runtime("typescript")
+    with pytest.raises(RuntimeUnavailableError):
+        create_runtime("__class__")
+
+
+@pytest.mark.parametrize("language", sorted(RUN_CODE_FLAVORS))
+def test_every_flavor_can_carry_the_sdk(language: str) -> None:
+    definition = run_code_tool(language)
+    carried = with_sdk(definition, "SECTION")
+    assert carried["description"].endswith(
+        "described below"
+        + definition["description"].split("described in the system prompt")[1]
+        + "\n\nSECTION"
+    )
+    assert carried["inputSchema"] == definition["inputSchema"]
+
+
+# --- tools of an upstream ----------------------------------------------------------------
+
+
+def test_mount_prefixes_filters_and_classifies() -> None:
+    (upstream,) = parse_servers(
+        {"srv": {"command": "x", "deny": ["gone", "typo"], "concurrency_safe": {"write": True}}},
+        "s.json",
+        "/mcpServers",
+        {},
+    )
+    tools = (
+        {"name": "read", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+        {"name": "write", "inputSchema": {"type": "object"}},
+        {
+            "name": "plain",
+            "inputSchema": {"type": "object"},
+            "annotations": {"readOnlyHint": "yes"},
+        },
+        {"name": "gone", "inputSchema": {"type": "object"}},
+        {"name": "bad", "inputSchema": {"type": 7}},
+        {"inputSchema": {"type": "object"}},
+    )
+
+    async def call(name: str, arguments: dict[str, Any]) -> Any:
+        return name
+
+    mounted = mount(upstream, tools, call)
+    specs = {spec.name: spec for spec in mounted.specs}
+    assert list(specs) == ["srv__read", "srv__write", "srv__plain"]
+    safe = {name: spec.is_concurrency_safe({}) for name, spec in specs.items()}  # type: ignore[misc]
+    assert safe == {"srv__read": True, "srv__write": True, "srv__plain": False}
+    assert mounted.warnings[0].startswith(
+        "tool 'bad' left out, its schema is invalid: /inputSchema/type: 7 is not one of"
+    )
+    assert "tool 5 has no name; left out" in mounted.warnings
+    assert "deny names 'typo', which the server does not list" in mounted.warnings
+    assert anyio.run(specs["srv__read"].handler, {"a": 1}, None) == "read"  # type: ignore[arg-type]
+
+
+# --- an upstream whose tools change ------------------------------------------------------
+
+
+def test_list_changed_regenerates_and_notifies(tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {"mcpServers": {"changing": {"command": sys.executable, "args": [str(CHANGING)]}}}
+        )
+    )
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codegen", "serve", "--config", str(config)],
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)},
+    )
+    touch = "return await tools.changing__touch({})"
+    grow = "return await tools.changing__grow({})"
+
+    async def session() -> tuple[str, str, str, int]:
+        with (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                first = (await client.list_tools()).tools[0].description or ""
+                async with client.listen(tools_list_changed=True) as changes:
+                    await client.call_tool("run_code", {"code": touch, "description": "Touch"})
+                    same = (await client.list_tools()).tools[0].description or ""
+                    await client.call_tool("run_code", {"code": grow, "description": "Grow"})
+                    with anyio.fail_after(60):
+                        await changes.__anext__()
+                grown = (await client.list_tools()).tools[0].description or ""
+                result = await client.call_tool(
+                    "run_code",
+                    {
+                        "code": 'return await tools.changing__added({"text": "hi"})',
+                        "description": "Echo",
+                    },
+                )
+                assert result.structured_content == {"logs": [], "result": "hi"}
+                return first, same, grown, 0
+
+    def bounded() -> Any:
+        async def inner() -> Any:
+            with anyio.fail_after(180):
+                return await session()
+
+        return anyio.run(inner)
+
+    first, same, grown, _ = bounded()
+    assert same == first, "a notice that changed nothing regenerates the same bytes"
+    assert "changing__added" not in first and "def changing__added" in grown
+    header = first.split("class ChangingGrowArgs")[0]
+    assert grown.startswith(header), "the tools change only after the fixed header"
+    stderr = (tmp_path / "stderr").read_text()
+    assert "tool list re-read, nothing changed" in stderr
+    assert "tool list changed, now 3 tools" in stderr
+
+
+def test_sdk_in_instructions(tmp_path: Path) -> None:
+    """`--sdk instructions`: the Code Mode prompt is the server's instructions and
+    run_code keeps its plain description, which points at the system prompt."""
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {"mcpServers": {"changing": {"command": sys.executable, "args": [str(CHANGING)]}}}
+        )
+    )
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codegen", "serve", "--config", str(config), "--sdk", "instructions"],
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)},
+    )
+
+    async def session() -> tuple[str | None, str]:
+        with anyio.fail_after(120), (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                listed = await client.list_tools()
+                return client.instructions, listed.tools[0].description or ""
+
+    instructions, description = anyio.run(session)
+    assert description == run_code_tool("python")["description"]
+    assert instructions is not None
+    assert instructions.startswith(
+        "Only one tool can be called directly in this session: run_code."
+    )
+    assert "async def changing__grow" in instructions
