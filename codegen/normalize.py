@@ -12,7 +12,9 @@ Canonical form after normalization:
 - tuples use `prefixItems` (legacy array `items` and `additionalItems` are translated);
 - `definitions` is `$defs` and `$ref`s follow the rename;
 - draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` are numbers;
-- draft-03 boolean `required` on a property is the parent's `required` list;
+- draft-03 boolean `required` on a property is the parent's `required` list; `extends`,
+  `divisibleBy`, the type `any`, schemas in `type` and type names in `disallow` take their
+  later spelling;
 - `$ref` with type-changing siblings becomes `allOf` (2019-09 and later), or loses them
   (draft-07 and earlier, where siblings of `$ref` are ignored).
 The BFCL dialect rule runs first, before validation, because that dialect is not JSON Schema.
@@ -341,6 +343,61 @@ def draft03_required(node: dict[str, Any], draft: str) -> dict[str, Any]:
     return result
 
 
+_DRAFT03_KEYWORDS = frozenset({"extends", "divisibleBy", "disallow", "type"})
+
+
+def draft03_keywords(node: dict[str, Any]) -> dict[str, Any]:
+    """Draft-03 keywords later drafts renamed or dropped, in their later spelling: `extends`
+    is `allOf`, `divisibleBy` is `multipleOf`, the type `any` is no `type`, a schema in a
+    `type` list is an `anyOf` arm, and the type names in `disallow` leave `type` (schemas in
+    `disallow` stay, reported as an unknown keyword: no target spells "not this shape")."""
+    if _DRAFT03_KEYWORDS.isdisjoint(node):
+        return node
+    result = dict(node)
+    extends = result.pop("extends", None)
+    if isinstance(extends, dict | list):
+        parents = extends if isinstance(extends, list) else [extends]
+        existing = result.get("allOf")
+        result["allOf"] = [*(existing if isinstance(existing, list) else []), *parents]
+    elif extends is not None:
+        result["extends"] = extends  # malformed; validation reports it
+    if "divisibleBy" in result and "multipleOf" not in result:
+        result["multipleOf"] = result.pop("divisibleBy")
+    kinds = result.get("type")
+    listed = kinds if isinstance(kinds, list) else [kinds] if isinstance(kinds, str) else None
+    if listed is not None:
+        if "any" in listed:
+            del result["type"]
+            listed = None
+        elif any(isinstance(kind, dict) for kind in listed):
+            del result["type"]
+            arms = [kind if isinstance(kind, dict) else {"type": kind} for kind in listed]
+            result["anyOf"] = arms
+            listed = None
+    disallow = result.get("disallow")
+    if isinstance(disallow, str | list):
+        entries = disallow if isinstance(disallow, list) else [disallow]
+        banned = {e for e in entries if isinstance(e, str)}
+        shapes = [e for e in entries if not isinstance(e, str)]
+        if shapes:
+            result["disallow"] = shapes
+        else:
+            del result["disallow"]
+        if banned:
+            allowed = [
+                kind
+                for kind in (listed if listed is not None else JSON_TYPES)
+                if isinstance(kind, str)
+                and kind not in banned
+                and "any" not in banned
+                and not (kind == "integer" and "number" in banned)
+            ]
+            if listed is None and "integer" in allowed and "number" in allowed:
+                allowed.remove("integer")  # `number` holds every integer already
+            result["type"] = allowed
+    return result
+
+
 def ref_siblings(node: dict[str, Any], draft: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """`$ref` beside type-changing keywords: `allOf` of both in 2019-09 and later; in older
     drafts the siblings are ignored by the specification, so they are dropped."""
@@ -418,7 +475,7 @@ def normalize_node(
     if dialect == "bfcl":
         node = bfcl_dialect(node)
     elif draft == "draft-03":
-        node = draft03_required(node, draft)
+        node = draft03_keywords(draft03_required(node, draft))
     elif _canonical(node):
         return node, []
     node = definitions_to_defs(node)
@@ -445,6 +502,16 @@ _CHILDREN["$ref"] = _REF
 subschema (`items` is a list or one), or a reference."""
 
 
+def _extended(node: Any) -> dict[int, str]:
+    """Where the `allOf` arms made from a draft-03 `extends` came from, by node identity."""
+    extends = node.get("extends") if isinstance(node, dict) else None
+    if isinstance(extends, dict):
+        return {id(extends): "/extends"}
+    if isinstance(extends, list):
+        return {id(parent): f"/extends/{index}" for index, parent in enumerate(extends)}
+    return {}
+
+
 def _child(pointer: str, token: str | int) -> str:
     text = str(token)
     if "/" in text or "~" in text:
@@ -461,7 +528,19 @@ def normalize_schema(
     holder: list[Any] = [None]
     # (node, its pointer, where to store the result: container and key)
     stack: list[tuple[Any, str, Any, Any]] = [(schema, pointer, holder, 0)]
-    while stack:
+    refs: list[tuple[str, str]] = []  # (local reference as written, as rewritten)
+    while True:
+        if not stack:
+            # Targets of references kept under keys no keyword defines
+            # (`#/definitions/group/inner`) are schemas the walk did not reach.
+            while refs and not stack:
+                written, rewritten = refs.pop()
+                found = _target_under_data(holder[0], rewritten)
+                if found is not None and id(found[0][found[1]]) not in origins:
+                    where = pointer + _decoded(written[1:])
+                    stack.append((found[0][found[1]], where, *found))
+            if not stack:
+                break
         node, where, container, slot = stack.pop()
         new, created = normalize_node(node, draft, dialect)
         if not isinstance(new, dict):
@@ -490,15 +569,70 @@ def normalize_schema(
                 new[key] = items
                 moved = key == "prefixItems" and node.get("items") is value  # a legacy tuple
                 base = _child(where, "items" if moved else key)
+                parents = _extended(node) if key == "allOf" else {}
                 for index, child in enumerate(value):
                     origin = where if id(child) in created_ids else f"{base}/{index}"
+                    if id(child) in parents:
+                        origin = where + parents[id(child)]
                     stack.append((child, origin, items, index))
             elif kind & _SINGLE and isinstance(value, dict | bool):
                 stack.append((value, _child(where, key), new, key))
-            elif kind & _REF and isinstance(value, str) and "definitions" in value:
-                new[key] = rewrite_definitions_ref(value, schema)
+            elif kind & _REF and isinstance(value, str) and value.startswith("#/"):
+                if "definitions" in value:
+                    new[key] = rewrite_definitions_ref(value, schema)
+                refs.append((value, new[key]))
     root = holder[0]
     return Normalized(root if isinstance(root, dict) else {}, origins)
+
+
+def _decoded(fragment: str) -> str:
+    """A URI fragment's JSON pointer with percent-escapes decoded."""
+    if "%" not in fragment:
+        return fragment
+    from urllib.parse import unquote  # only here: the CLI's start-up does without it
+
+    return unquote(fragment)
+
+
+def _target_under_data(root: Any, ref: str) -> tuple[Any, Any] | None:
+    """The container and key of a local reference's target in the normalized tree when its
+    path leaves keyword positions (a schema kept under a key no keyword defines), with every
+    container below that point copied so the target can be replaced without touching the
+    input; None when the path stays on keywords (the walk reached the target) or leads
+    nowhere."""
+    tokens = [_decoded(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
+    node = root
+    expect = "schema"
+    for index, token in enumerate(tokens):
+        key: str | int = token
+        if isinstance(node, dict) and token in node:
+            child = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            key = int(token)
+            child = node[key]
+        else:
+            return None
+        if expect == "schema":
+            expect = (
+                "map"
+                if token in MAP_KEYWORDS
+                else "list"
+                if token in LIST_KEYWORDS and isinstance(child, list)
+                else "schema"
+                if token in SINGLE_KEYWORDS
+                else "data"
+            )
+        elif expect in ("map", "list"):
+            expect = "schema"
+        if index == len(tokens) - 1:
+            return (node, key) if expect == "data" and isinstance(child, dict | bool) else None
+        if expect == "data":
+            if not isinstance(child, dict | list):
+                return None
+            child = dict(child) if isinstance(child, dict) else list(child)
+            node[key] = child
+        node = child
+    return None
 
 
 def rewrite_definitions_ref(ref: str, root: Schema) -> str:

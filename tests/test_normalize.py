@@ -40,6 +40,7 @@ def test_every_rule_has_a_fixture() -> None:
         "definitions_to_defs",
         "ref_siblings",
         "draft03_required",
+        "draft03_keywords",
     }
     assert {p.stem for p in RULE_FIXTURES} == rules
 
@@ -170,3 +171,31 @@ def test_draft03_required_flags_reach_every_level() -> None:
     assert user["required"] == ["id"] and "required" not in user["properties"]["id"]
     assert "required" not in result["properties"]["tags"]
     assert result["properties"]["tags"]["items"] == {"type": "string"}
+
+
+def test_targets_kept_under_non_keyword_keys_are_normalized() -> None:
+    """A `$ref` into a schema kept under a key no keyword defines reaches a node the keyword
+    walk never visits: it is normalized too (a type array there once lost its `null`), with
+    its pointer, and the input is left as it was."""
+    schema = {
+        "definitions": {
+            "group": {
+                "inner": {"type": ["string", "null"]},
+                "pair": {"items": [{"$ref": "#/definitions/group/more/x"}]},
+                "more": {"x": {"enum": ["only"]}},
+            }
+        },
+        "properties": {
+            "p": {"$ref": "#/definitions/group/inner"},
+            "q": {"$ref": "#/definitions/group/pair"},
+        },
+    }
+    before = copy.deepcopy(schema)
+    result = normalize.normalize_schema(schema, "draft-07", pointer="/inputSchema")
+    assert schema == before
+    group = result.schema["$defs"]["group"]
+    assert group["inner"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert group["pair"] == {"prefixItems": [{"$ref": "#/$defs/group/more/x"}]}
+    assert group["more"]["x"] == {"const": "only"}
+    assert result.origin(group["inner"]) == "/inputSchema/definitions/group/inner"
+    assert result.origin(group["more"]["x"]) == "/inputSchema/definitions/group/more/x"
