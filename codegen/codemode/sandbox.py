@@ -72,17 +72,33 @@ def check_mode(value: object) -> SandboxMode:
 
 
 @dataclass(frozen=True)
+class WorkerImage:
+    """What a sandbox must hold for one kind of worker."""
+
+    executable: str
+    """The worker's program, a real path (inside the sandbox it is bound at the same path)."""
+    paths: tuple[str, ...]
+    """Read-only paths it needs besides itself and the shared libraries (real paths)."""
+    probe: tuple[str, ...]
+    """Arguments that make `executable` print `ok` and exit 0."""
+    booter: str
+    """The Python interpreter that runs `nsboot` for the `namespaces` sandbox."""
+
+
+@dataclass(frozen=True)
 class Launcher:
-    """How to start one worker: `argv(command)` wraps the interpreter's command line."""
+    """How to start one worker: `argv(arguments)` wraps the worker's command line."""
 
     mode: Literal["bubblewrap", "namespaces", "none"]
-    python: str
-    """The interpreter's real path (inside the sandbox it is bound at the same path)."""
+    executable: str
+    """The worker's program, a real path (inside the sandbox it is bound at the same path)."""
     read_only: tuple[str, ...]
     symlinks: tuple[tuple[str, str], ...]
+    booter: str = sys.executable
+    """The Python interpreter that runs `nsboot` (outside the sandbox it builds)."""
 
     def argv(self, arguments: Sequence[str], environment: dict[str, str]) -> list[str]:
-        command = [self.python, *arguments]
+        command = [self.executable, *arguments]
         if self.mode == "none":
             return command
         if self.mode == "bubblewrap":
@@ -95,7 +111,7 @@ class Launcher:
             "command": command,
             "environment": environment,
         }
-        return [self.python, "-I", "-S", "-c", nsboot_source(), json.dumps(config)]
+        return [self.booter, "-I", "-S", "-c", nsboot_source(), json.dumps(config)]
 
     @property
     def sandboxed(self) -> bool:
@@ -154,16 +170,22 @@ def _interpreter_prefixes(python: str) -> tuple[str, ...]:
     return tuple(sorted(os.path.realpath(prefix) for prefix in found))
 
 
-def _view(python: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """The read-only paths and symlinks of the sandbox's file system."""
+def python_image(python: str) -> WorkerImage:
+    """The sandbox image of a Python interpreter: itself and its standard library."""
     real = os.path.realpath(python)
-    paths: set[str] = {real}
-    links: dict[str, str] = {}
-    for prefix in _interpreter_prefixes(python):
+    paths: set[str] = set()
+    for prefix in _interpreter_prefixes(real):
         lib = os.path.join(prefix, "lib")
         if prefix in ("/usr", "/usr/local", "/"):
             continue  # its lib is one of the library directories below
         paths.add(lib if os.path.isdir(lib) else prefix)
+    return WorkerImage(real, tuple(sorted(paths)), ("-I", "-S", "-c", "print('ok')"), real)
+
+
+def _view(image: WorkerImage) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The read-only paths and symlinks of the sandbox's file system."""
+    paths: set[str] = {image.executable, *image.paths}
+    links: dict[str, str] = {}
     for directory in LIBRARY_DIRS:
         if os.path.islink(directory):
             links[directory] = os.readlink(directory)
@@ -179,24 +201,30 @@ def _view(python: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
 
 
 def launcher(mode: SandboxMode, python: str) -> Launcher:
-    """The launcher for `mode`, probing once per (mode, interpreter); raises
-    `SandboxUnavailable` when the mode cannot work here."""
-    return _launcher(mode, os.path.realpath(python))
+    """The launcher of a Python worker for `mode`, probing once per (mode, interpreter);
+    raises `SandboxUnavailable` when the mode cannot work here."""
+    return image_launcher(mode, python_image(python))
 
 
 _PROBE_LOCK = threading.Lock()
 
 
+def image_launcher(mode: SandboxMode, image: WorkerImage) -> Launcher:
+    """The launcher of any worker for `mode`, probing once per (mode, image); raises
+    `SandboxUnavailable` when the mode cannot work here."""
+    return _launcher(mode, image)
+
+
 @cache
-def _launcher(mode: SandboxMode, python: str) -> Launcher:
+def _launcher(mode: SandboxMode, image: WorkerImage) -> Launcher:
     with _PROBE_LOCK:
         if mode == "none":
-            return Launcher("none", python, (), ())
-        paths, links = _view(python)
+            return Launcher("none", image.executable, (), (), image.booter)
+        paths, links = _view(image)
         tried: list[str] = []
         for kind in ("bubblewrap", "namespaces") if mode == "auto" else (mode,):
-            candidate = Launcher(kind, python, paths, links)
-            problem = _probe(candidate)
+            candidate = Launcher(kind, image.executable, paths, links, image.booter)
+            problem = _probe(candidate, image.probe)
             if problem is None:
                 log.debug("run_code sandbox: %s", kind)
                 return candidate
@@ -206,13 +234,13 @@ def _launcher(mode: SandboxMode, python: str) -> Launcher:
         )
 
 
-def _probe(candidate: Launcher) -> str | None:
+def _probe(candidate: Launcher, arguments: Sequence[str]) -> str | None:
     """None when a trivial program runs in the sandbox, else why not."""
     if candidate.mode == "bubblewrap" and shutil.which("bwrap") is None:
         return "`bwrap` is not installed"
     if not sys.platform.startswith("linux"):
         return "Linux namespaces are not available on this system"
-    argv = candidate.argv(["-I", "-S", "-c", "print('ok')"], {"LANG": "C.UTF-8"})
+    argv = candidate.argv(arguments, {"LANG": "C.UTF-8"})
     try:
         probe = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
