@@ -345,7 +345,8 @@ class WorkerRun:
             return self._failure(
                 "timeout", f"the program used more than {self.limits.cpu_seconds} CPU seconds"
             )
-        explained = self.runtime.explain_exit(code, stderr)
+        tail = bytes(self.stderr_tail).decode("utf-8", "replace")
+        explained = self.runtime.explain_exit(code, tail)
         if explained is not None:
             return self._failure(*explained)
         described = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"

@@ -59,8 +59,9 @@ class WorkerRuntime:
         raise NotImplementedError
 
     def explain_exit(self, code: int, stderr: str) -> tuple[str, str] | None:
-        """(kind, message) for a worker that ended before its program finished, when the way
-        it ended means something in this language; None for the generic `worker-exit`."""
+        """(kind, message) for a worker that ended before its program finished (`code` as
+        `Popen.returncode`; `stderr` the last `STDERR_TAIL` bytes it wrote), when the way it
+        ended means something in this language; None for the generic `worker-exit`."""
         return None
 
     # --- shared ------------------------------------------------------------------------------

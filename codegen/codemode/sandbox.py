@@ -331,7 +331,7 @@ class PidsCgroup:
             pid = pending.pop()
             with contextlib.suppress(OSError):
                 (self.directory / "cgroup.procs").write_text(str(pid))
-            pending.extend(_children(pid))
+            pending.extend(children(pid))
 
     def remove(self) -> bool:
         """Remove the cgroup; False while processes are still in it."""
@@ -344,7 +344,8 @@ class PidsCgroup:
         return True
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """The process ids of `pid`'s children (of every thread of it)."""
     found: list[int] = []
     with contextlib.suppress(OSError):
         for task in os.listdir(f"/proc/{pid}/task"):
