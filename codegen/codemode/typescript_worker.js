@@ -312,7 +312,8 @@
     if (!(error instanceof Error)) return `Uncaught ${inspect(error)}`;
     let head = error.message ? `${error.name}: ${error.message}` : error.name;
     if (error.code === "ERR_ACCESS_DENIED") {
-      head += ` (${error.permission}: run_code programs may not start processes, worker threads or addons)`;
+      const refused = "run_code programs may not start processes, worker threads or addons";
+      head += ` (${error.permission}: ${refused})`;
     }
     const frames = [];
     for (const match of String(error.stack).matchAll(/program\.ts:(\d+)(?::(\d+))?/g)) {
