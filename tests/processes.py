@@ -11,6 +11,8 @@ WORKER_MARK = "The Python run_code worker"
 """In every worker's command line (its source is passed with `-c`)."""
 NSBOOT_MARK = "The `namespaces` sandbox"
 """In the command line of the `namespaces` sandbox's launcher."""
+TS_WORKER_MARK = "typescript_worker.js"
+"""In every TypeScript worker's command line (the script Node runs)."""
 
 
 def running(pid: int) -> bool:
@@ -21,7 +23,9 @@ def running(pid: int) -> bool:
         return False
 
 
-def left_processes(marks: tuple[str, ...] = (WORKER_MARK, NSBOOT_MARK)) -> list[psutil.Process]:
+def left_processes(
+    marks: tuple[str, ...] = (WORKER_MARK, NSBOOT_MARK, TS_WORKER_MARK),
+) -> list[psutil.Process]:
     """Running processes whose command line holds one of `marks` and that are this test
     process's descendants or orphans (adopted by init, as an escaped process would be); a
     worker of another test process running in parallel is neither."""

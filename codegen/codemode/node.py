@@ -25,6 +25,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from .host import RuntimeUnavailable
 from .sandbox import WorkerImage
@@ -40,9 +41,8 @@ INSTALL_HINT = (
 )
 
 TYPESCRIPT_HINT = (
-    "Node {found} cannot strip types itself (that needs Node 22.13 or newer); install the "
-    "`typescript` package where the host runs (`npm install typescript` in its working "
-    "directory) or pass its directory as typescript=..., or install a newer Node"
+    "{why}; install the `typescript` package where the host runs (`npm install typescript` in "
+    "its working directory) or pass its directory as typescript=..."
 )
 
 
@@ -98,9 +98,24 @@ class NodeInstall:
         ]
 
 
-def probe_node(node: str | None, typescript: str | None, cwd: Path) -> NodeInstall:
-    """The Node to use (`node`, else `node` on PATH), checked; `NodeUnavailable` says what is
-    missing and how to install it."""
+Stripper = Literal["auto", "node", "typescript"]
+STRIPPERS: tuple[Stripper, ...] = ("auto", "node", "typescript")
+
+
+def check_stripper(value: object) -> Stripper:
+    for stripper in STRIPPERS:
+        if value == stripper:
+            return stripper
+    raise ValueError(f"unknown stripper {value!r}; known: {', '.join(map(repr, STRIPPERS))}")
+
+
+def probe_node(
+    node: str | None, typescript: str | None, cwd: Path, stripper: Stripper = "auto"
+) -> NodeInstall:
+    """The Node to use (`node`, else `node` on PATH), checked, and how it strips types:
+    `stripper` "node" (Node's own), "typescript" (the package's `transpileModule`, which
+    also compiles enums and namespaces) or "auto" (Node's own where it has it).
+    `NodeUnavailable` says what is missing and how to install it."""
     hint = INSTALL_HINT.format(version=version_text(MIN_NODE[:2]))
     found = shutil.which(node) if node else shutil.which("node")
     if found is None:
@@ -113,14 +128,24 @@ def probe_node(node: str | None, typescript: str | None, cwd: Path) -> NodeInsta
             f"TypeScript programs need Node.js {version_text(MIN_NODE[:2])} or newer, and "
             f"{found} is {version_text(version)}; {hint}"
         )
-    if strips_types(version):
+    if stripper == "node" and not strips_types(version):
+        raise NodeUnavailable(
+            f"Node {version_text(version)} cannot strip types itself (that needs Node 22.13 "
+            f"or newer); {hint}"
+        )
+    if stripper != "typescript" and strips_types(version):
         return NodeInstall(executable, version, None)
     package = find_typescript(typescript, cwd)
     if package is None:
         where = f" ({typescript!r} holds no `typescript` package)" if typescript else ""
-        raise NodeUnavailable(
-            TYPESCRIPT_HINT.format(found=version_text(version)) + where + f"; or {hint}"
+        why = (
+            "the `typescript` stripper needs the `typescript` package"
+            if stripper == "typescript"
+            else f"Node {version_text(version)} cannot strip types itself (that needs Node "
+            "22.13 or newer)"
         )
+        newer = "" if stripper == "typescript" else f"; or {hint}"
+        raise NodeUnavailable(TYPESCRIPT_HINT.format(why=why) + where + newer)
     return NodeInstall(executable, version, package)
 
 

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 
 from .host import WorkerRuntime
-from .node import NodeInstall, probe_node
+from .node import NodeInstall, Stripper, check_stripper, probe_node
 from .protocol import FILE_BYTES, RuntimeLimits
 from .sandbox import PIDS_MAX, Launcher, children, image_launcher
 from .workers import READ, WRITE, Started, start_worker
@@ -60,9 +60,11 @@ def worker_environment() -> dict[str, str]:
 
 class TypeScriptRuntime(WorkerRuntime):
     """Runs each TypeScript program in a fresh Node worker, contained by the `sandbox`
-    setting. `node` is the binary (default: `node` on PATH); `typescript` the directory of
-    the `typescript` package, used only when that Node cannot strip types itself (default:
-    resolved from the working directory)."""
+    setting. `node` is the binary (default: `node` on PATH). `stripper` says how types are
+    stripped: "auto" (Node's own where it has it, else the `typescript` package), "node" or
+    "typescript" (its `transpileModule`, which also compiles enums and namespaces).
+    `typescript` is the package's directory (default: resolved from the working
+    directory)."""
 
     language = "typescript"
 
@@ -71,17 +73,19 @@ class TypeScriptRuntime(WorkerRuntime):
         limits: RuntimeLimits | None = None,
         node: str | None = None,
         typescript: str | None = None,
+        stripper: str = "auto",
         sandbox: str = "auto",
         spare: bool = True,
     ) -> None:
         super().__init__(limits, sandbox, spare)
         self.node = node
         self.typescript = typescript
+        self.stripper: Stripper = check_stripper(stripper)
         self.install: NodeInstall | None = None
         """The Node in use, once the first run has probed it."""
 
     def _make_launcher(self) -> Launcher:
-        install = probe_node(self.node, self.typescript, Path.cwd())
+        install = probe_node(self.node, self.typescript, Path.cwd(), self.stripper)
         chosen = image_launcher(self.sandbox, install.image(WORKER))
         self.install = install
         if not chosen.sandboxed:  # started through DIE_WITH_HOST, a Python program

@@ -23,6 +23,7 @@
   const nodeModule = load("node:module");
   const util = load("node:util");
   const vm = load("node:vm");
+  const { Writable } = load("node:stream");
 
   const readFd = Number(process.argv[2]);
   const writeFd = Number(process.argv[3]);
@@ -242,14 +243,19 @@
     if (rest) send({ type: "log", text: rest.toWellFormed() });
   }
 
+  // process.stdout and process.stderr are replaced before anything touches them, so Node
+  // never wraps descriptors 1 and 2 (it would make 2, the host's drained pipe, non-blocking:
+  // a raw write to it would fail instead of waiting); the console binds to them lazily.
   function capture() {
-    for (const stream of [process.stdout, process.stderr]) {
-      stream.write = (chunk, encoding, callback) => {
-        print(chunk);
-        const done = typeof encoding === "function" ? encoding : callback;
-        if (typeof done === "function") process.nextTick(done);
-        return true;
-      };
+    for (const name of ["stdout", "stderr"]) {
+      const stream = new Writable({
+        decodeStrings: false,
+        write(chunk, encoding, callback) {
+          print(chunk);
+          callback();
+        },
+      });
+      Object.defineProperty(process, name, { value: stream, configurable: true, enumerable: true });
     }
   }
 
@@ -383,7 +389,7 @@
     try {
       loadStripper();
     } catch (error) {
-      process.stderr.write(`the TypeScript stripper could not load: ${describe(error)}\n`);
+      writeSync(2, `the TypeScript stripper could not load: ${describe(error)}\n`);
       exit(1);
     }
     onStart = run;
