@@ -1,0 +1,177 @@
+"""Finding Node and a way to strip types: a missing, too old or broken `node` (fakes here),
+and no `typescript` package where one is needed, each end the run with a clear
+CODE_RUN_FAILED that names what to install; the package is found from the working directory
+or a configured path; `runtime_for` builds a runtime for every language a host can offer."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.codemode.execution import ToolCall
+from codegen.codemode.languages import RUN_CODE_FLAVORS, UnknownLanguageError
+from codegen.codemode.node import (
+    NodeUnavailable,
+    find_typescript,
+    permission_flag,
+    probe_node,
+    strips_types,
+)
+from codegen.codemode.protocol import RuntimeLimits
+from codegen.codemode.python_runtime import PythonRuntime
+from codegen.codemode.registry import ToolRegistry
+from codegen.codemode.results import ErrorCode
+from codegen.codemode.runtime import Bindings, CodeRunFailed
+from codegen.codemode.runtimes import RUNTIMES, runtime_for
+from codegen.codemode.signals import AbortController
+from codegen.codemode.typescript_runtime import TypeScriptRuntime
+from codemode_helpers import run
+from typescript_nodes import ROOT, TYPESCRIPT, WHEEL_NODE
+
+
+def fake_node(directory: Path, says: str, status: int = 0) -> str:
+    """An executable `node` that prints `says` for `--version`."""
+    path = directory / "node"
+    path.write_text(f"#!/bin/sh\necho '{says}'\nexit {status}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def failure_of(runtime: TypeScriptRuntime) -> CodeRunFailed:
+    async def attempt() -> CodeRunFailed:
+        try:
+            await runtime.run("return 1", Bindings((), _never), AbortController().signal)
+        except CodeRunFailed as failure:
+            return failure
+        finally:
+            await runtime.aclose()
+        raise AssertionError("the run succeeded")
+
+    return asyncio.run(attempt())
+
+
+async def _never(name: str, arguments: Any) -> Any:
+    raise AssertionError("no tool is called")
+
+
+def test_a_too_old_node_names_the_version_needed(tmp_path: Path) -> None:
+    node = fake_node(tmp_path, "v18.19.0")
+    failure = failure_of(TypeScriptRuntime(node=node, sandbox="none"))
+    assert failure.kind == "worker-exit"
+    assert "need Node.js 20.12 or newer" in failure.message
+    assert f"{node} is 18.19.0" in failure.message
+    assert "https://nodejs.org" in failure.message
+
+
+def test_the_registry_reports_code_run_failed_for_a_too_old_node(tmp_path: Path) -> None:
+    registry = ToolRegistry(mode="code")
+    registry.mount_runtime(TypeScriptRuntime(node=fake_node(tmp_path, "v20.11.1")))
+    call = ToolCall("run_code", {"code": "return 1", "description": "Try"}, "run")
+    result = run(registry.execute(call))
+    assert result.code == ErrorCode.CODE_RUN_FAILED
+    assert "Node.js 20.12 or newer" in result.content and "is 20.11.1" in result.content
+
+
+def test_a_missing_node_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    failure = failure_of(TypeScriptRuntime(sandbox="none"))
+    assert "there is no `node` on PATH" in failure.message
+    assert "install Node.js 20.12 or newer" in failure.message
+    failure = failure_of(TypeScriptRuntime(node=str(tmp_path / "nowhere"), sandbox="none"))
+    assert "is not an executable" in failure.message
+
+
+@pytest.mark.parametrize(
+    "says, status", [("hello", 0), ("", 3), ("v22", 0)], ids=["garbage", "fails", "no minor"]
+)
+def test_a_node_that_does_not_answer_its_version_is_refused(
+    tmp_path: Path, says: str, status: int
+) -> None:
+    failure = failure_of(TypeScriptRuntime(node=fake_node(tmp_path, says, status), sandbox="none"))
+    assert "is not a usable Node.js" in failure.message
+
+
+def test_an_old_node_without_the_typescript_package_says_what_to_install(tmp_path: Path) -> None:
+    node = fake_node(tmp_path, "v20.19.0")
+    with pytest.raises(NodeUnavailable) as raised:
+        probe_node(node, None, tmp_path)
+    message = str(raised.value)
+    assert "Node 20.19.0 cannot strip types itself (that needs Node 22.13 or newer)" in message
+    assert "npm install typescript" in message and "typescript=" in message
+    with pytest.raises(NodeUnavailable, match="holds no `typescript` package"):
+        probe_node(node, str(tmp_path), tmp_path)
+    with pytest.raises(NodeUnavailable, match="cannot strip types itself"):
+        probe_node(node, TYPESCRIPT, tmp_path, "node")
+
+
+def test_the_typescript_package_resolves_from_the_working_directory(tmp_path: Path) -> None:
+    real = os.path.realpath(TYPESCRIPT)
+    assert find_typescript(None, ROOT / "tests" / "fixtures") == real
+    assert find_typescript(TYPESCRIPT, tmp_path) == real
+    assert find_typescript(str(ROOT), tmp_path) == real  # a directory it resolves from
+    assert find_typescript(None, tmp_path) is None
+    node = fake_node(tmp_path, "v20.19.0")
+    assert probe_node(node, None, ROOT / "codegen").typescript == real
+    assert probe_node(node, None, ROOT, "typescript").stripper == real
+    assert probe_node(WHEEL_NODE, None, tmp_path).stripper == "node"
+    assert probe_node(WHEEL_NODE, None, ROOT, "typescript").typescript == real
+
+
+def test_version_rules() -> None:
+    assert not strips_types((22, 12, 0)) and strips_types((22, 13, 0))
+    assert not strips_types((23, 1, 0)) and strips_types((23, 2, 0)) and strips_types((24, 0, 0))
+    assert permission_flag((20, 19, 0)) == "--experimental-permission"
+    assert permission_flag((22, 13, 0)) == permission_flag((24, 1, 0)) == "--permission"
+    assert permission_flag((23, 4, 0)) == "--experimental-permission"
+
+
+def test_an_unknown_stripper_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown stripper 'swc'"):
+        TypeScriptRuntime(stripper="swc")
+
+
+# --- a runtime by language ------------------------------------------------------------------
+
+
+def test_every_run_code_flavor_has_a_runtime() -> None:
+    assert set(RUNTIMES) == set(RUN_CODE_FLAVORS)
+    for language in RUN_CODE_FLAVORS:
+        runtime = runtime_for(language, RuntimeLimits(timeout=5), sandbox="none", spare=False)
+        assert runtime.language == language
+        assert runtime.limits.timeout == 5 and runtime.sandbox == "none"
+        assert runtime.spare is False
+
+
+def test_runtime_for_passes_each_language_its_options() -> None:
+    python = runtime_for("python", python="/usr/bin/python3")
+    assert isinstance(python, PythonRuntime) and python.python == "/usr/bin/python3"
+    typescript = runtime_for("typescript", node=WHEEL_NODE, stripper="node")
+    assert isinstance(typescript, TypeScriptRuntime)
+    assert (typescript.node, typescript.stripper) == (WHEEL_NODE, "node")
+    with pytest.raises(TypeError):
+        runtime_for("python", node="node")
+
+
+@pytest.mark.parametrize("language", ["ruby", "__class__", "Python", None, 3])
+def test_runtime_for_an_unknown_language_names_the_known_ones(language: Any) -> None:
+    with pytest.raises(UnknownLanguageError) as raised:
+        runtime_for(language)
+    assert '"python", "typescript"' in str(raised.value)
+
+
+def test_a_mounted_typescript_runtime_runs_the_typescript_flavor() -> None:
+    registry = ToolRegistry(mode="code")
+    registry.mount_runtime(runtime_for("typescript", node=WHEEL_NODE))
+    [definition] = registry.wire_schemas()
+    assert "TypeScript program" in definition["description"]
+    call = ToolCall(
+        "run_code", {"code": "const n: number = 2;\nreturn n * 21", "description": "Add"}, "r"
+    )
+    assert run(registry.execute(call)).value == {"logs": [], "result": 42}
