@@ -73,7 +73,7 @@
     if (waiting === undefined) return;
     pending.delete(message.id);
     if (message.ok) waiting.resolve(message.value);
-    else waiting.reject(new ToolCallError(message.name, message.message));
+    else waiting.reject(failed(message.name, message.message, waiting.site));
   }
 
   function listen() {
@@ -152,18 +152,29 @@
   }
   Object.defineProperty(ToolCallError.prototype, "name", { value: "ToolCallError" });
 
+  function failed(name, message, site) {
+    const error = new ToolCallError(name, message);
+    const frames = String(site.stack).split("\n").slice(1).join("\n");
+    Object.defineProperty(error, "stack", { value: `${error.name}: ${message}\n${frames}` });
+    return error;
+  }
+
   function makeTools(names) {
     const known = new Set(names);
     const listed = [...known].sort();
     const bindings = new Map();
 
     function call(name) {
-      return function (args) {
+      return function bound(args) {
         if (arguments.length > 1) throw new TypeError(`${name}: pass one object of arguments`);
         const value = args === undefined ? {} : args;
         checkJson(value, "$", 0);
         const id = ++nextId;
-        const promise = new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+        const site = {}; // where the program called: a failure's stack points there
+        Error.captureStackTrace(site, bound);
+        const promise = new Promise((resolve, reject) => {
+          pending.set(id, { resolve, reject, site });
+        });
         promise.catch(() => {}); // a call never awaited is not an unhandled rejection
         send({ type: "call", id, name, args: value });
         return promise;
