@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from codegen.codemode.execution import ToolCall
-from codegen.codemode.languages import RUN_CODE_FLAVORS, UnknownLanguageError
+from codegen.codemode.languages import RUN_CODE_FLAVORS
 from codegen.codemode.node import (
     NodeUnavailable,
     find_typescript,
@@ -27,7 +27,12 @@ from codegen.codemode.python_runtime import PythonRuntime
 from codegen.codemode.registry import ToolRegistry
 from codegen.codemode.results import ErrorCode
 from codegen.codemode.runtime import Bindings, CodeRunFailed
-from codegen.codemode.runtimes import RUNTIMES, runtime_for
+from codegen.codemode.runtimes import (
+    RUNTIMES,
+    RuntimeUnavailableError,
+    create_runtime,
+    runtime_for,
+)
 from codegen.codemode.signals import AbortController
 from codegen.codemode.typescript_runtime import TypeScriptRuntime
 from codemode_helpers import run
@@ -147,6 +152,8 @@ def test_every_run_code_flavor_has_a_runtime() -> None:
         assert runtime.language == language
         assert runtime.limits.timeout == 5 and runtime.sandbox == "none"
         assert runtime.spare is False
+        created = create_runtime(language, "bubblewrap")
+        assert created.language == language and created.sandbox == "bubblewrap"
 
 
 def test_runtime_for_passes_each_language_its_options() -> None:
@@ -161,9 +168,11 @@ def test_runtime_for_passes_each_language_its_options() -> None:
 
 @pytest.mark.parametrize("language", ["ruby", "__class__", "Python", None, 3])
 def test_runtime_for_an_unknown_language_names_the_known_ones(language: Any) -> None:
-    with pytest.raises(UnknownLanguageError) as raised:
+    with pytest.raises(RuntimeUnavailableError) as raised:
         runtime_for(language)
-    assert '"python", "typescript"' in str(raised.value)
+    assert '(languages with a runtime: "python", "typescript")' in str(raised.value)
+    with pytest.raises(RuntimeUnavailableError):
+        create_runtime(language)
 
 
 def test_a_mounted_typescript_runtime_runs_the_typescript_flavor() -> None:

@@ -376,3 +376,49 @@ def test_http_serving_and_an_http_upstream(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+PROGRAM_TYPESCRIPT = """\
+const [now, total] = await Promise.all([
+  tools.time__get_current_time({ timezone: "Europe/Paris" }),
+  tools["everything__get-sum"]({ a: 2, b: 3 }),
+]);
+console.log(total);
+try {
+  await tools.time__get_current_time({ timezone: "Mars/Olympus" });
+} catch (error) {
+  if (error instanceof ToolCallError) console.log(`${error.toolName} failed`);
+}
+const zone: string = now.timezone;
+return { timezone: zone, dst: typeof now.is_dst };
+"""
+
+
+def test_a_typescript_session(tmp_path: Path) -> None:
+    """`--lang typescript`: run_code in the TypeScript flavor, its programs run by the
+    TypeScript runtime (the machine's `node`, types stripped by the `typescript` package
+    found from the working directory), and no worker left after the session."""
+    config = two_upstreams(tmp_path)
+
+    async def session() -> tuple[str, str]:
+        with (tmp_path / "stderr").open("w") as errlog:
+            parameters = serve_parameters(config, "--lang", "typescript", "--sandbox", "none")
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                listed = await client.list_tools()
+                description = listed.tools[-1].description or ""
+                result = await client.call_tool(
+                    "run_code", {"code": PROGRAM_TYPESCRIPT, "description": "Both servers"}
+                )
+                assert not result.is_error, text_of(result)
+                return description, text_of(result)
+
+    description, text = run(session)
+    assert description.startswith("Run a TypeScript program against the tools described below.")
+    assert "```ts" in description
+    assert text == (
+        "The sum of 2 and 3 is 5.\ntime__get_current_time failed\n"
+        '{\n  "timezone": "Europe/Paris",\n  "dst": "boolean"\n}'
+    ), text
+    from processes import TS_WORKER_MARK, left_processes
+
+    assert not wait_gone([p.pid for p in left_processes((TS_WORKER_MARK,))])
