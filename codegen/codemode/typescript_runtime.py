@@ -1,16 +1,16 @@
 """`TypeScriptRuntime`: run_code programs in TypeScript, one fresh Node process per run.
 
 The worker (`typescript_worker.js`, a script Node runs; in a sandbox it is bound read-only
-at its own path) strips the program's types (see
-`node.py`), runs it as the body of an async function with `tools` and `ToolCallError`, and
-talks to the host over the same pipes and protocol as the Python worker; everything on the
-host side (limits, pending calls, cancellation, the sandbox, the spare, reaping) is shared
-(`host.py`, `conversation.py`).
+at its own path) strips the program's types (see `node.py`), runs it as the body of an
+async function with `tools` and `ToolCallError`, and talks to the host over the same pipes
+and protocol as the Python worker; everything on the host side (limits, pending calls,
+cancellation, the sandbox, the spare, reaping) is shared (`host.py`, `conversation.py`).
 
 Node cannot set its own rlimits, so the host sets them on the worker's process tree
 (`prlimit`) once it is ready and before its program is sent: CPU seconds (counted from
 there: loading the type stripper ahead of the run costs the program nothing), address
-space (`memory_bytes` more than the worker holds when it is ready), no core files, and in a sandbox the process and file-size limits. Node's permission
+space (`memory_bytes` more than the worker holds when it is ready), no core files, and in
+a sandbox the process and file-size limits. Node's permission
 model refuses child processes, worker threads and native addons (a seat belt, like the
 Python worker's refusals; the sandbox is the boundary). Without a sandbox, a small
 launcher sets PR_SET_PDEATHSIG before it becomes Node, so the worker dies with its host.
@@ -45,7 +45,7 @@ os.execv(sys.argv[2], sys.argv[2:])
 the death signal survives `execv`."""
 
 OUT_OF_MEMORY = re.compile(r"heap out of memory|process out of memory|Fatal process OOM")
-
+"""What V8 writes to stderr before it aborts for want of memory."""
 
 WORKER = os.path.realpath(Path(__file__).resolve().parent / "typescript_worker.js")
 """The worker script. A file, not `node -e`: that would make `require` and every built-in
