@@ -13,6 +13,8 @@ NSBOOT_MARK = "The `namespaces` sandbox"
 """In the command line of the `namespaces` sandbox's launcher."""
 TS_WORKER_MARK = "typescript_worker.js"
 """In every TypeScript worker's command line (the script Node runs)."""
+ORPHAN_GRACE = 10.0
+"""Seconds an orphaned worker gets to finish dying before it counts as left behind."""
 
 
 def running(pid: int) -> bool:
@@ -29,7 +31,8 @@ def left_processes(
     """Running processes whose command line holds one of `marks` and that are this test
     process's descendants or orphans (adopted by init, as an escaped process would be); a
     worker of another test process running in parallel is neither."""
-    found = []
+    found: list[psutil.Process] = []
+    orphans: list[psutil.Process] = []
     for process in psutil.process_iter(["cmdline", "status", "ppid"]):
         try:
             line = " ".join(process.info["cmdline"] or ())
@@ -40,6 +43,11 @@ def left_processes(
             ours = any(parent.pid == os.getpid() for parent in process.parents())
         except (psutil.Error, TypeError):
             continue
-        if ours or process.info["ppid"] in (0, 1):
+        if ours:
             found.append(process)
-    return found
+        elif process.info["ppid"] in (0, 1):
+            orphans.append(process)
+    # An orphan may be another test process's sandbox on its way out (its parent just
+    # killed); one that escaped is still there after the grace period.
+    _, alive = psutil.wait_procs(orphans, timeout=ORPHAN_GRACE)
+    return found + [process for process in alive if running(process.pid)]
