@@ -10,7 +10,6 @@ settles).
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -19,32 +18,24 @@ from typing import Any, NamedTuple
 from . import ir
 from .docs import extract_docs, json_text, merge_docs
 from .errors import Diagnostic, join_pointer
+from .identity import NodeTable
+from .leaves import LeafUnions, plain_leaf_type
+from .limits import (
+    ARMS_LIMIT,
+    DEPTH_LIMIT,
+    INLINE_LIMIT,
+    LITERAL_LIMIT,
+    UNION_LIMIT,
+    inline_depth,
+    oversized_literal,
+    unspellable,
+)
 from .merge import MergeConflict, merge_schemas
 from .names import STEM_SEPARATOR, NameAllocator, camel_case, plain_stem, tool_stems
+from .naming import arm_hints, home_hint
 from .normalize import DOC_KEYWORDS, TYPE_KEYWORDS, Normalized
 from .refs import RefResolver, Resolved
-
-INLINE_LIMIT = 64
-"""Deepest chain of inline containers (lists, tuples, maps) one annotation may hold; deeper
-nodes degrade, which keeps every annotation far inside Python's parser limits."""
-UNION_LIMIT = 4096
-"""Most arms one `anyOf` / `oneOf` may list; larger ones degrade before any arm is built."""
-ARMS_LIMIT = 250
-"""Most arms one spelled union may join once nested unions are flattened (a literal's values
-count as one arm): `pyright` stops parsing a chain of more than 256 `|` operators. Wider
-unions degrade."""
-EXPRESSION_LIMIT = 500
-"""Deepest Python syntax tree one inline type may spell (every `|` arm and every subscript
-adds a level); deeper nodes degrade. CPython's parser gives up near 3000 levels and
-`pyright`'s checker runs out of stack near 900."""
-LITERAL_LIMIT = 4096
-"""Most values one literal type may list; a larger enum is typed by its values' types
-(`str`, `int`, ...), with a warning. Beyond a few thousand members a `Literal[...]` is
-useless in a prompt and `black`'s time on it grows faster than linearly."""
-DEPTH_LIMIT = 512
-"""Deepest chain of schema nodes one build walks (through fields, union arms and `$ref`s);
-deeper nodes degrade. A document already nests at most `jsontext.MAX_NESTING` levels, so
-this only stops long acyclic `$ref` chains, which would otherwise exhaust the stack."""
+from .unions import PRIMITIVES, dedupe, union, widened
 
 _COMPLETE = DEPTH_LIMIT + 1
 """`_ToolBuilder.lacking` when the node being built reached no cycle of unions back to a
@@ -53,14 +44,7 @@ _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverT
 """Root types spelled inline in a signature; any other root type becomes a named alias."""
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
 _DEGRADING_SET = frozenset(_DEGRADING)
-_LEAVES = (ir.Primitive, ir.RefType, ir.UnknownType)
-_PRIMITIVES: dict[str, ir.TypeNode] = {
-    kind: ir.Primitive(kind) for kind in ("string", "number", "integer", "boolean", "null")
-}
-"""One shared node per primitive (IR nodes are immutable): a catalog has many."""
 _ANY = ir.AnyType()
-_NUMBER = _PRIMITIVES["number"]
-_INTEGER = _PRIMITIVES["integer"]
 _KNOWN = frozenset(
     DOC_KEYWORDS
     | set().union(*TYPE_KEYWORDS.values())
@@ -119,8 +103,9 @@ def build_catalog(tools: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagno
     roots = [_claim_roots(allocator, stems[t.name], t.output is not None) for t in ordered]
     diagnostics: list[Diagnostic] = []
     built = []
+    leaf_unions: LeafUnions = {}
     for tool, (args_name, output_name) in zip(ordered, roots, strict=True):
-        builder = _ToolBuilder(tool, allocator, diagnostics)
+        builder = _ToolBuilder(tool, allocator, diagnostics, leaf_unions)
         built.append(builder.build(stems[tool.name], args_name, output_name))
     return ir.Catalog(tuple(built)), diagnostics
 
@@ -147,7 +132,8 @@ def build_tool_alone(tool: SchemaInput) -> Prebuilt:
     stem = plain_stem(tool.name)
     args_name, output_name = _claim_roots(allocator, stem, tool.output is not None)
     diagnostics: list[Diagnostic] = []
-    built = _ToolBuilder(tool, allocator, diagnostics).build(stem, args_name, output_name)
+    builder = _ToolBuilder(tool, allocator, diagnostics, {})
+    built = builder.build(stem, args_name, output_name)
     return Prebuilt(built, tuple(allocator.claims), tuple(diagnostics))
 
 
@@ -183,6 +169,7 @@ def assemble_catalog(members: Sequence[Reusable]) -> Assembled:
     roots = [_claim_roots(allocator, stems[members[i].name], members[i].has_output) for i in order]
     rebuilt: list[ir.Tool | None] = []
     warnings: dict[int, list[Diagnostic]] = {}
+    leaf_unions: LeafUnions = {}
     for index, (args_name, output_name) in zip(order, roots, strict=True):
         member = members[index]
         root_count = 2 if member.has_output else 1
@@ -192,7 +179,7 @@ def assemble_catalog(members: Sequence[Reusable]) -> Assembled:
             rebuilt.append(None)
             continue
         diagnostics: list[Diagnostic] = []
-        builder = _ToolBuilder(member.prepare(), allocator, diagnostics)
+        builder = _ToolBuilder(member.prepare(), allocator, diagnostics, leaf_unions)
         rebuilt.append(builder.build(stems[member.name], args_name, output_name))
         warnings[index] = diagnostics
     return Assembled(order, rebuilt, warnings)
@@ -208,7 +195,7 @@ def build_type(schema: Any) -> ir.TypeNode:
     if nesting_depth(schema) > MAX_NESTING:
         return ir.UnknownType(f"schema nested deeper than {MAX_NESTING} levels")
     tool = SchemaInput("schema", None, None, "<schema>", normalize_schema(schema), "", None, "")
-    builder = _ToolBuilder(tool, NameAllocator(frozenset()), [], inline_objects=True)
+    builder = _ToolBuilder(tool, NameAllocator(frozenset()), [], {}, inline_objects=True)
     return builder.root(tool.input, "Schema", "", "Schema", "Schema")
 
 
@@ -225,40 +212,45 @@ class _Scope(NamedTuple):
 
 
 class _ToolBuilder:
-    """Builds one tool's types. Every table is keyed by `id()` of a schema node; `made`
-    holds the schema nodes the build made itself (union arms merged with their base), so
-    they live as long as the builder: a node freed mid-build would hand its id, and its
-    memoized type, to the next node allocated there. (A plain class: a dataclass costs
-    start-up time for no gain here.)"""
+    """Builds one tool's types. What it remembers per schema node is keyed by the node's
+    identity in `NodeTable`s, which hold the nodes they key, so an entry can never pass to
+    another node allocated where a freed one was: that includes the nodes the build makes
+    itself (union arms merged with the keywords beside them, `allOf` merges). `busy` and
+    `levels` are plain dicts: an entry lives only while its node's frame is on the stack,
+    which holds the node. (A plain class: a dataclass costs start-up time for no gain.)"""
 
     def __init__(
         self,
         tool: SchemaInput,
         allocator: NameAllocator,
         diagnostics: list[Diagnostic],
+        leaf_unions: LeafUnions,
         inline_objects: bool = False,
     ) -> None:
         self.tool = tool
+        self.leaf_unions = leaf_unions
         self.allocator = allocator
         self.diagnostics = diagnostics
         self.inline_objects = inline_objects
         self.types: list[ir.NamedType] = []
-        self.names: dict[int, str] = {}
-        self.memo: dict[int, ir.TypeNode] = {}
-        self.depths: dict[int, int] = {}
+        self.names: NodeTable[str] = NodeTable()
+        self.memo: NodeTable[ir.TypeNode] = NodeTable()
+        self.depths: NodeTable[int] = NodeTable()
         self.busy: dict[int, int] = {}
         self.levels: dict[int, int] = {}
         self.frames: list[int] = []
         self.lacking = _COMPLETE
-        self.partial: dict[int, tuple[ir.TypeNode, int]] = {}
+        self.partial: NodeTable[tuple[ir.TypeNode, int]] = NodeTable()
         self.pending: dict[int, list[tuple[int, Any, ir.TypeNode]]] = {}
         self.containers = 0
         self.root_referenced = False
-        self.aliased: dict[int, str] = {}
-        self.merged: dict[int, dict[str, Any]] = {}
-        self.merge_notes: dict[int, tuple[str, ...]] = {}
+        self.aliased: NodeTable[str] = NodeTable()
+        self.merged: NodeTable[dict[str, Any]] = NodeTable()
+        self.merge_notes: NodeTable[tuple[str, ...]] = NodeTable()
+        self.origins: NodeTable[str] = NodeTable()
+        """Source pointers of the nodes the build made, beside `Normalized.origins`, which
+        the build never writes."""
         self.scope: _Scope | None = None
-        self.made: list[Any] = []
 
     # --- entry points ---------------------------------------------------------------------
 
@@ -299,7 +291,8 @@ class _ToolBuilder:
         self.partial.clear()
         self.pending.clear()
         self.aliased.clear()
-        self.names = {id(normalized.schema): name}
+        self.names.clear()
+        self.names.put(normalized.schema, name)
         self.root_referenced = False
         result = self.node(normalized.schema, hint, 0, home=True)
         if result == ir.RefType(name) or self.inline_objects:
@@ -315,7 +308,14 @@ class _ToolBuilder:
 
     def where(self, node: Any, *tokens: str | int) -> str:
         assert self.scope is not None
-        return join_pointer(self.scope.pointer + self.scope.normalized.origin(node), *tokens)
+        return join_pointer(self.scope.pointer + self.origin(node), *tokens)
+
+    def origin(self, node: Any, fallback: str = "") -> str:
+        """Where `node` came from in its schema document (the node it was made from, for a
+        node the build made)."""
+        assert self.scope is not None
+        made = self.origins.get(id(node))
+        return made if made is not None else self.scope.normalized.origin(node, fallback)
 
     def degrade(self, node: Any, keyword: str | None, reason: str) -> ir.UnknownType:
         """`node` becomes any value, with a warning at `node`'s `keyword` (or `node`)."""
@@ -348,7 +348,7 @@ class _ToolBuilder:
         if key in self.memo:
             result = self.memo[key]
             if inline and key not in self.depths:
-                self.depths[key] = _inline_depth(result)
+                self.depths.put(schema, inline_depth(result))
             if inline and inline + self.depths[key] > INLINE_LIMIT:
                 return self._too_deep(schema)
             return result
@@ -362,10 +362,10 @@ class _ToolBuilder:
                 if self.inline_objects:
                     return ir.AnyType()
                 if key not in self.aliased:
-                    self.aliased[key] = self.allocator.claim(hint)
+                    self.aliased.put(schema, self.allocator.claim(hint))
                 return ir.RefType(self.aliased[key])
             self.lacking = min(self.lacking, head)
-            if inline and inline + _inline_depth(result) > INLINE_LIMIT:
+            if inline and inline + inline_depth(result) > INLINE_LIMIT:
                 return self._too_deep(schema)
             return result
         if key in self.busy:
@@ -391,11 +391,11 @@ class _ToolBuilder:
         if head < level:
             # Part of a cycle of unions that reaches a node still being built: its value
             # is that node's, known once that node is built (`_settle`).
-            self.partial[key] = (result, head)
+            self.partial.put(schema, (result, head))
             waiting = self.pending.setdefault(head, [])
             waiting.append((key, schema, result))
             for entry in self.pending.pop(level, ()):
-                self.partial[entry[0]] = (self.partial[entry[0]][0], head)
+                self.partial.put(entry[1], (self.partial[entry[0]][0], head))
                 waiting.append(entry)
             return result
         raw = result
@@ -403,7 +403,7 @@ class _ToolBuilder:
             name = self.aliased[key]
             self.types.append(ir.AliasType(name, result, extract_docs(schema)))
             result = ir.RefType(name)
-        self.memo[key] = result
+        self.memo.put(schema, result)
         if head == level:
             self._settle(level, raw, result)
         return result
@@ -427,34 +427,28 @@ class _ToolBuilder:
             del self.partial[key]
             name = self.aliased.get(key)
             if name is None:
-                self.memo[key] = result
+                self.memo.put(schema, result)
                 continue
             value = union([own, raw])
             arms = value.arms if isinstance(value, ir.UnionType) else (value,)
             value = union([arm for arm in arms if arm != ir.RefType(name)])
             self.types.append(ir.AliasType(name, value, extract_docs(schema)))
-            self.memo[key] = ir.RefType(name)
+            self.memo.put(schema, ir.RefType(name))
 
     def _spellable(self, schema: dict[str, Any], node: ir.TypeNode) -> ir.TypeNode:
         """`node`, or any value with a warning when its Python spelling would hold a union
         wider than `ARMS_LIMIT` or nest deeper than `EXPRESSION_LIMIT`: code that the
         parsers of Python or `pyright` would refuse is never emitted."""
-        depth, arms, widest = _spelled(node)
-        if widest > ARMS_LIMIT:
-            return self.degrade(
-                schema, None, f"a union of {widest} arms is wider than the limit of {ARMS_LIMIT}"
-            )
-        if depth + arms - 1 > EXPRESSION_LIMIT:
-            return self.degrade(
-                schema, None, f"a type expression nested deeper than {EXPRESSION_LIMIT} levels"
-            )
-        return node
+        reason = unspellable(node)
+        return node if reason is None else self.degrade(schema, None, reason)
 
     def _leaf(self, schema: Any) -> ir.TypeNode | None:
         """What the walk gives for a plain primitive node or a short union of them (most
         nodes of real catalogs: strings, numbers, booleans and their nullables), without
         its bookkeeping; None for any other node, or one too deep for the shortcut."""
-        return _plain_leaf_type(schema) if len(self.busy) + 1 < DEPTH_LIMIT else None
+        if len(self.busy) + 1 >= DEPTH_LIMIT:
+            return None
+        return plain_leaf_type(schema, self.leaf_unions)
 
     def _cycle(self, schema: dict[str, Any], hint: str, degenerate: bool) -> ir.TypeNode:
         """A node reached again while it is being built: objects already have a name;
@@ -477,7 +471,7 @@ class _ToolBuilder:
         if self.inline_objects:
             return ir.AnyType()
         if id(schema) not in self.aliased:
-            self.aliased[id(schema)] = self.allocator.claim(hint)
+            self.aliased.put(schema, self.allocator.claim(hint))
         return ir.RefType(self.aliased[id(schema)])
 
     def _node(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
@@ -516,7 +510,7 @@ class _ToolBuilder:
             finally:
                 self.containers -= 1
         if kind in ("string", "number", "integer", "boolean", "null"):
-            return _PRIMITIVES[kind]
+            return PRIMITIVES[kind]
         return _ANY
 
     def _check_keywords(self, schema: dict[str, Any]) -> None:
@@ -532,35 +526,9 @@ class _ToolBuilder:
         target = self.scope.resolver.resolve(ref) if isinstance(ref, str) else "bad $ref"
         if isinstance(target, str):
             return self.degrade(schema, "$ref", target)
-        hint = self._home_hint(target)
-        return self.node(target.node, hint, inline, home=True)
-
-    def _home_hint(self, target: Resolved) -> str:
-        """The name a referenced node takes: derived from where it lives, not from the
-        place that refers to it, so every reference agrees."""
         assert self.scope is not None
-        name = self.scope.root_hint
-        tokens = [t.replace("~1", "/").replace("~0", "~") for t in target.pointer.split("/")[1:]]
-        index = 0
-        while index < len(tokens):
-            token = tokens[index]
-            following = tokens[index + 1] if index + 1 < len(tokens) else None
-            if token in ("$defs", "definitions") and following is not None:
-                prefix = self.scope.stem if index == 0 else name
-                name = prefix + (camel_case(following) or "Def")
-                index += 2
-            elif token in ("properties", "patternProperties") and following is not None:
-                name += camel_case(following) or "Field"
-                index += 2
-            elif token in ("prefixItems", "anyOf", "oneOf") and following is not None:
-                name += str(int(following) + 1) if following.isdigit() else ""
-                index += 2
-            elif token == "additionalProperties":
-                name += "Value"
-                index += 1
-            else:
-                index += 2 if token == "allOf" else 1
-        return name
+        hint = home_hint(target.pointer, self.scope.root_hint, self.scope.stem)
+        return self.node(target.node, hint, inline, home=True)
 
     # --- combinators ----------------------------------------------------------------------
 
@@ -596,11 +564,11 @@ class _ToolBuilder:
             return self.degrade(schema, "allOf", str(conflict))
         if notes:
             # sorted: which arm or keyword came first must not change the text
-            self.merge_notes[id(merged)] = tuple(sorted(dict.fromkeys(notes)))
-        self.scope.normalized.origins[id(merged)] = self.scope.normalized.origin(schema)
-        self.merged[id(schema)] = merged
+            self.merge_notes.put(merged, tuple(sorted(dict.fromkeys(notes))))
+        self.origins.put(merged, self.origin(schema))
+        self.merged.put(schema, merged)
         if id(schema) in self.names:
-            self.names[id(merged)] = self.names[id(schema)]
+            self.names.put(merged, self.names[id(schema)])
         return self.node(merged, hint, inline)
 
     def _union(self, schema: dict[str, Any], keyword: str, hint: str, inline: int) -> ir.TypeNode:
@@ -620,7 +588,6 @@ class _ToolBuilder:
         base = {k: v for k, v in schema.items() if k != keyword and k not in DOC_KEYWORDS}
         ref_names: dict[int, str] = {}
         if base:
-            origins = self.scope.normalized.origins
             shapes = _shapes_refs(base)
             merged_arms = []
             for arm in arms_schemas:
@@ -653,11 +620,10 @@ class _ToolBuilder:
                             )
                         )
                         combined = arm
-                origins[id(combined)] = origins.get(id(arm), origins.get(id(schema), ""))
+                self.origins.put(combined, self.origin(arm, self.origin(schema)))
                 merged_arms.append(combined)
-            self.made.extend(merged_arms)
             arms_schemas = merged_arms
-        hints = _arm_hints(hint, arms_schemas)
+        hints = arm_hints(hint, arms_schemas)
         if ref_names:
             hints = [
                 hint + ref_names[id(arm)] if ref_names.get(id(arm)) else arm_hint
@@ -695,10 +661,9 @@ class _ToolBuilder:
         per arm."""
         assert self.scope is not None
         stripped = {k: v for k, v in schema.items() if k != keyword}
-        self.made.append(stripped)
-        self.scope.normalized.origins[id(stripped)] = self.scope.normalized.origin(schema)
+        self.origins.put(stripped, self.origin(schema))
         if id(schema) in self.names:
-            self.names[id(stripped)] = self.names[id(schema)]
+            self.names.put(stripped, self.names[id(schema)])
         result = self.node(stripped, hint, inline, home)
         if not isinstance(result, ir.RefType):
             return result
@@ -714,24 +679,24 @@ class _ToolBuilder:
     def _bounded(self, schema: dict[str, Any], keyword: str, node: ir.TypeNode) -> ir.TypeNode:
         """`node` with a literal of more than `LITERAL_LIMIT` values widened to the types of
         its values, with a warning."""
-        arms = node.arms if isinstance(node, ir.UnionType) else (node,)
-        literal = next((arm for arm in arms if isinstance(arm, ir.LiteralType)), None)
-        if literal is None or len(literal.values) <= LITERAL_LIMIT:
+        literal = oversized_literal(node)
+        if literal is None:
             return node
+        arms = node.arms if isinstance(node, ir.UnionType) else (node,)
         self.warn(
             schema,
             keyword,
             f"{len(literal.values)} literal values are more than the limit of {LITERAL_LIMIT}; "
             "typed by the types of the values",
         )
-        return union([_widened(literal.values) if arm is literal else arm for arm in arms])
+        return union([widened(literal.values) if arm is literal else arm for arm in arms])
 
     def _literal(self, schema: dict[str, Any], values: list[Any]) -> ir.TypeNode:
         scalars = [v for v in values if v is None or isinstance(v, str | int | float | bool)]
         others = [v for v in values if not (v is None or isinstance(v, str | int | float | bool))]
         if not others:
-            return ir.LiteralType(tuple(_dedupe(scalars))) if scalars else ir.NeverType()
-        kinds: list[ir.TypeNode] = [ir.LiteralType(tuple(_dedupe(scalars)))] if scalars else []
+            return ir.LiteralType(tuple(dedupe(scalars))) if scalars else ir.NeverType()
+        kinds: list[ir.TypeNode] = [ir.LiteralType(tuple(dedupe(scalars)))] if scalars else []
         if any(isinstance(v, list) for v in others):
             kinds.append(ir.ArrayType(ir.AnyType()))
         if any(isinstance(v, dict) for v in others):
@@ -782,7 +747,7 @@ class _ToolBuilder:
                 )
             return ir.MapType(ir.AnyType() if extra is None or self.inline_objects else extra)
         name = self.names.get(id(schema)) or self.allocator.claim(hint)
-        self.names[id(schema)] = name
+        self.names.put(schema, name)
         required = schema.get("required")
         required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
         required_keys = frozenset(required)  # a set: `in` on the list is quadratic
@@ -839,63 +804,6 @@ class _ToolBuilder:
         return self._bounded(schema, "patternProperties", union([*pattern_types, value]))
 
 
-_LEAF_KEYWORDS = frozenset(
-    {"type"} | DOC_KEYWORDS | TYPE_KEYWORDS["string"] | TYPE_KEYWORDS["number"]
-) - {"contentSchema"}
-"""Keywords a primitive node may carry without changing its type."""
-
-
-_LEAF_UNION_KEYWORDS = (
-    frozenset({"anyOf"}) | DOC_KEYWORDS,
-    frozenset({"oneOf"}) | DOC_KEYWORDS,
-)
-_LEAF_UNION_ARMS = 8
-
-
-def _is_plain_leaf(schema: Any) -> bool:
-    """A node whose type is one primitive and that says nothing else a type depends on."""
-    return (
-        type(schema) is dict
-        and schema.get("type") in _PRIMITIVES
-        and _LEAF_KEYWORDS.issuperset(schema)
-    )
-
-
-def _plain_leaf_type(schema: Any) -> ir.TypeNode | None:
-    """The type of a plain leaf, or of a short `anyOf`/`oneOf` of plain leaves (what a
-    nullable primitive normalizes to) with nothing else beside it but documentation; None
-    for any other node. The same type the walk gives, at a fraction of its cost."""
-    if type(schema) is not dict:
-        return None
-    kind = schema.get("type")
-    if kind is not None:
-        if type(kind) is not str or not _LEAF_KEYWORDS.issuperset(schema):
-            return None
-        return _PRIMITIVES.get(kind)
-    for keyword, allowed in zip(("anyOf", "oneOf"), _LEAF_UNION_KEYWORDS, strict=True):
-        arms = schema.get(keyword)
-        if arms is None:
-            continue
-        if (
-            type(arms) is not list
-            or not 0 < len(arms) <= _LEAF_UNION_ARMS
-            or not allowed.issuperset(schema)
-            or not all(_is_plain_leaf(arm) for arm in arms)
-        ):
-            return None
-        kinds = tuple([arm["type"] for arm in arms])
-        found = _LEAF_UNIONS.get(kinds)
-        if found is None:
-            found = _LEAF_UNIONS[kinds] = union([_PRIMITIVES[kind] for kind in kinds])
-        return found
-    return None
-
-
-_LEAF_UNIONS: dict[tuple[str, ...], ir.TypeNode] = {}
-"""Unions of primitives by their kinds in order: few distinct ones, shared (IR nodes are
-immutable)."""
-
-
 _REF_NEUTRAL = frozenset({"type", "discriminator", "$defs", "definitions"})
 """Keywords beside a union that a referenced arm needs no merging for."""
 
@@ -950,164 +858,6 @@ def _inferred_type(schema: dict[str, Any]) -> str | None:
     return families.pop() if len(families) == 1 else None
 
 
-def _inline_depth(node: ir.TypeNode) -> int:
-    """How many inline containers (arrays, tuples, maps) nest in `node`'s spelling; bounded
-    by `INLINE_LIMIT`, so the recursion is too."""
-    if isinstance(node, ir.ArrayType):
-        return 1 + _inline_depth(node.items)
-    if isinstance(node, ir.MapType):
-        return 1 + _inline_depth(node.values)
-    if isinstance(node, ir.TupleType):
-        rest = (node.rest,) if node.rest is not None else ()
-        return 1 + max((_inline_depth(item) for item in (*node.items, *rest)), default=0)
-    if isinstance(node, ir.UnionType):
-        return max(_inline_depth(arm) for arm in node.arms)
-    return 0
-
-
-def _spelled(node: ir.TypeNode) -> tuple[int, int, int]:
-    """An upper bound on the Python spelling of `node`: (depth of its arms, arms, widest
-    union inside). The whole expression is `depth + arms - 1` levels deep, because a chain
-    of `|` nests one level per arm. Recursion follows inline containers only (bounded by
-    `INLINE_LIMIT`); union arms are a loop."""
-    if isinstance(node, ir.LiteralType):
-        return 3, 4, 4  # `Literal[...]`, and `int`, `float`, `None` arms at most
-    if isinstance(node, ir.ArrayType | ir.MapType):
-        depth, arms, widest = _spelled(
-            node.items if isinstance(node, ir.ArrayType) else node.values
-        )
-        return 2 + depth + arms - 1, 1, max(widest, arms)
-    if isinstance(node, ir.TupleType):
-        # Exact tuples are one `tuple[...]`; optional items make a union of lengths (or one
-        # list of every item type), counted here as one arm per item.
-        arms = 1 if len(node.items) == node.min_items else len(node.items) + 1
-        if arms > ARMS_LIMIT:
-            return 1, arms, arms
-        parts = [_spelled(item) for item in node.items]
-        if node.rest is not None:
-            depth, rest_arms, widest = _spelled(node.rest)
-            parts.append((3 + depth, rest_arms, widest))  # `*tuple[rest, ...]`
-        depth = 2 + max((d + a - 1 for d, a, _ in parts), default=1)
-        return depth, arms, max([arms, *(max(w, a) for _, a, w in parts)])
-    if isinstance(node, ir.UnionType):
-        if len(node.arms) > ARMS_LIMIT:
-            return 1, len(node.arms), len(node.arms)
-        parts = [_spelled(arm) for arm in node.arms]
-        arms = sum(a for _, a, _ in parts)
-        return max(d for d, _, _ in parts), arms, max(arms, *(w for _, _, w in parts))
-    return 1, 1, 1
-
-
-def _widened(values: Sequence[ir.Scalar]) -> ir.TypeNode:
-    """The primitive types of literal values, in first-seen order (`integer` folds into
-    `number` when both occur)."""
-    kinds: dict[str, None] = {}
-    for value in values:
-        if value is None:
-            kinds["null"] = None
-        elif isinstance(value, bool):
-            kinds["boolean"] = None
-        elif isinstance(value, int):
-            kinds["integer"] = None
-        elif isinstance(value, float):
-            kinds["number"] = None
-        else:
-            kinds["string"] = None
-    if "number" in kinds:
-        kinds.pop("integer", None)
-    return union([ir.Primitive(kind) for kind in kinds])  # type: ignore[arg-type]
-
-
-def _dedupe(values: list[Any]) -> list[Any]:
-    seen: set[tuple[str, Any]] = set()
-    result = []
-    for value in values:
-        key = (type(value).__name__, json.dumps(value))
-        if key not in seen:
-            seen.add(key)
-            result.append(value)
-    return result
-
-
-def _arm_hints(hint: str, arms: list[Any]) -> list[str]:
-    """Names for union arms: a discriminating `const`, else distinct titles, else 1, 2, ..."""
-    objects = [
-        a
-        for a in arms
-        if isinstance(a, dict) and "$ref" not in a and isinstance(a.get("properties"), dict)
-    ]
-    if len(objects) >= 2:
-        # Only a key every object declares can discriminate; trying just the keys of the
-        # object with the fewest keeps this linear in the size of the arms.
-        fewest = min((a["properties"] for a in objects), key=len)
-        for key in objects[0]["properties"]:
-            if key not in fewest:
-                continue
-            values = [_const_of(a["properties"].get(key)) for a in objects]
-            parts = [camel_case(v) if isinstance(v, str) else "" for v in values]
-            if all(parts) and len(set(parts)) == len(parts):
-                by_arm = dict(zip(map(id, objects), parts, strict=True))
-                return [
-                    hint + by_arm[id(a)] if id(a) in by_arm else f"{hint}{i + 1}"
-                    for i, a in enumerate(arms)
-                ]
-        titles = [
-            camel_case(a["title"]) if isinstance(a.get("title"), str) else "" for a in objects
-        ]
-        if all(titles) and len(set(titles)) == len(titles):
-            by_arm = dict(zip(map(id, objects), titles, strict=True))
-            return [
-                hint + by_arm[id(a)] if id(a) in by_arm else f"{hint}{i + 1}"
-                for i, a in enumerate(arms)
-            ]
-    return [f"{hint}{i + 1}" for i in range(len(arms))]
-
-
 def _literal_arm(schema: Any) -> bool:
     """Whether a union arm is a `const` or `enum`, which fold into one literal arm."""
     return isinstance(schema, dict) and ("const" in schema or isinstance(schema.get("enum"), list))
-
-
-def _const_of(schema: Any) -> Any:
-    if not isinstance(schema, dict):
-        return None
-    if "const" in schema:
-        return schema["const"]
-    values = schema.get("enum")
-    return values[0] if isinstance(values, list) and len(values) == 1 else None
-
-
-def union(arms: Sequence[ir.TypeNode]) -> ir.TypeNode:
-    """A flattened union: nested unions spliced in, duplicates and never-arms dropped,
-    literal arms folded into one `LiteralType` at the first literal's place."""
-    flat: list[ir.TypeNode] = []
-    stack = list(reversed(arms))
-    while stack:
-        arm = stack.pop()
-        if isinstance(arm, ir.UnionType):
-            stack.extend(reversed(arm.arms))
-        elif isinstance(arm, ir.AnyType):
-            return ir.AnyType()
-        elif not isinstance(arm, ir.NeverType):
-            flat.append(arm)
-    literals = [v for arm in flat if isinstance(arm, ir.LiteralType) for v in arm.values]
-    result: list[ir.TypeNode] = []
-    seen: set[object] = set()
-    folded = False
-    for arm in flat:
-        if isinstance(arm, ir.LiteralType):
-            if not folded:
-                folded = True
-                result.append(ir.LiteralType(tuple(_dedupe(literals))))
-            continue
-        # Leaves hold only strings, so they are their own key; a container may hold
-        # literals, where `1 == True == 1.0` would merge different types: its repr is exact.
-        key = arm if isinstance(arm, _LEAVES) else repr(arm)
-        if key not in seen:
-            seen.add(key)
-            result.append(arm)
-    if _NUMBER in seen and _INTEGER in seen:
-        result.remove(_INTEGER)  # every integer is a number: `int | float` says no more
-    if not result:
-        return ir.NeverType()
-    return result[0] if len(result) == 1 else ir.UnionType(tuple(result))
