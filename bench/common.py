@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from codegen import ir
-from codegen.build import SchemaInput, build_catalog
+from codegen.build_ir import SchemaInput, build_catalog
 from codegen.model import ToolDefinition
 from codegen.normalize import normalize_schema
 from codegen.validate import deep_recursion, draft_of

@@ -9,7 +9,7 @@ type-name claims its build made) and its diagnostics, with pointers relative to 
 so moving a tool within its file still hits; renderers add each tool's finished text per
 target through `chunk`.
 
-A catalog is assembled by `build.assemble_catalog`: a cached tool is used as it is
+A catalog is assembled by `build_ir.assemble_catalog`: a cached tool is used as it is
 when its names come out the same in the catalog, and built again in place when another
 tool took one of them first (two tools whose names differ only in punctuation). The result
 is exactly what an uncached run gives.
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import ir
-from .build import Prebuilt
+from .build_ir import Prebuilt
 from .errors import Diagnostic
 from .gcpause import paused_gc
 from .model import ToolDefinition

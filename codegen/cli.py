@@ -44,7 +44,7 @@ def _command(commands: Any, name: str, summary: str, description: str) -> argpar
 
 
 def _add_sources(parser: argparse.ArgumentParser, format_flag: str = "--format") -> None:
-    from .formats import FORMATS
+    from .formats import INPUT_FORMATS
 
     parser.add_argument(
         "sources",
@@ -56,7 +56,7 @@ def _add_sources(parser: argparse.ArgumentParser, format_flag: str = "--format")
         format_flag,
         dest="input_format",
         default="auto",
-        choices=("auto", *FORMATS),
+        choices=("auto", *INPUT_FORMATS),
         help="input format (default: detect each record's format)",
     )
     parser.add_argument(
@@ -184,7 +184,7 @@ def _add_verbosity(parser: argparse.ArgumentParser) -> None:
 
 def _add_workflow_commands(commands: Any) -> None:
     """`build`, `harvest` and `diff`: the build-time workflow (codegen/workflow/)."""
-    from .formats import FORMATS
+    from .formats import INPUT_FORMATS
 
     build = _command(
         commands,
@@ -209,7 +209,7 @@ def _add_workflow_commands(commands: Any) -> None:
     build.add_argument(
         "--format",
         dest="input_format",
-        choices=("auto", *FORMATS),
+        choices=("auto", *INPUT_FORMATS),
         help="input format (default: detect each record's format)",
     )
     build.add_argument(
@@ -287,7 +287,7 @@ def _add_workflow_commands(commands: Any) -> None:
         "--input-format",
         dest="input_format",
         default="auto",
-        choices=("auto", *FORMATS),
+        choices=("auto", *INPUT_FORMATS),
         help="input format (default: detect each record's format)",
     )
     diff.add_argument(
@@ -451,7 +451,7 @@ def _catalog(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .workflow.build import run_build
+    from .workflow.build_command import run_build
 
     return run_build(args)
 

@@ -22,8 +22,9 @@ from .model import ToolDefinition
 from .normalize import BFCL_TYPES, JSON_TYPES
 from .validate import check_envelope
 
-FORMATS = ("mcp", "openai", "anthropic", "bfcl", "tooluniverse")
-"""Names accepted by `--format`; `auto` (the default) detects each record's format."""
+INPUT_FORMATS = ("mcp", "openai", "anthropic", "bfcl", "tooluniverse")
+"""Input formats a source may be read as (`--format`); `auto` (the default) detects each
+record's format."""
 
 
 @dataclass(frozen=True, slots=True)

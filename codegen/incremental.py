@@ -3,7 +3,7 @@
 `render_cached` gives the same bytes and diagnostics as compiling and rendering without a
 cache. Each SDK is assembled from the tools' cached chunks of text, in catalog order: only
 new or changed tools are built and laid out, a tool whose names another tool takes first
-is built again in place (`build.assemble_catalog` decides, numbering it exactly as the
+is built again in place (`build_ir.assemble_catalog` decides, numbering it exactly as the
 uncached build does), and a cached tool's IR is loaded only when it has no chunk for that
 language yet. Definitions of which one is not plain data (no cache key) take the uncached
 path.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .build import assemble_catalog
+from .build_ir import assemble_catalog
 from .cache import ToolCache
 from .errors import Diagnostic, has_errors, sort_diagnostics
 from .gcpause import paused_gc

@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import ir
-from .build import (
+from .build_ir import (
     Assembled,
     Reusable,
     SchemaInput,
@@ -135,7 +135,7 @@ def assembled_warnings(
 def reusable_members(
     definitions: Sequence[ToolDefinition], entries: Sequence[Entry], fresh: dict[int, SchemaInput]
 ) -> list[Reusable]:
-    """The cached entries as members for `build.assemble_catalog` (no errors among them)."""
+    """The cached entries as members for `build_ir.assemble_catalog` (no errors among them)."""
     members = []
     for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
         assert entry.claims is not None  # only a definition with errors has none

@@ -9,9 +9,9 @@ generator, on the smallest input that showed it:
   `black` then wraps the annotation (or the alias value) in parentheses, which the layout
   did not, so the SDK was not a `black` fixed point (`pyformat.layout`, `names.MAX_BASE`);
 - a long acyclic `$ref` chain (each link a reference, an object field or a union arm)
-  recursed once per link and raised `RecursionError` (`build.DEPTH_LIMIT`);
+  recursed once per link and raised `RecursionError` (`limits.DEPTH_LIMIT`);
 - a node built once and reached again deeper through a `$ref` stacked its containers past
-  `build.INLINE_LIMIT`, so the Python annotation had too many nested brackets to parse;
+  `limits.INLINE_LIMIT`, so the Python annotation had too many nested brackets to parse;
 - a default nested hundreds of levels deep made the Python note renderer recurse past the
   recursion limit (`python.py_literal` is iterative);
 - `required` membership, union-arm naming and meta-schema `uniqueItems` were quadratic in
@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_pyformat import exprs
 
-from codegen.build import DEPTH_LIMIT, INLINE_LIMIT, LITERAL_LIMIT
+from codegen.limits import DEPTH_LIMIT, INLINE_LIMIT, LITERAL_LIMIT
 from codegen.pipeline import compile_value
 from codegen.render import pyformat as fmt
 from codegen.render.python import render_python_sdk

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 import hostile
-from codegen.build import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
 from codegen.jsontext import MAX_NESTING
+from codegen.limits import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
 from codegen.pipeline import compile_value
 from codegen.render.python import render_python_sdk
 from codegen.render.typescript import render_typescript_sdk

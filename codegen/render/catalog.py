@@ -23,7 +23,8 @@ from .env import render
 from .notes import notes
 from .text import escape_hidden
 
-FORMATS = ("md", "json", "html")
+CATALOG_FORMATS = ("md", "json", "html")
+"""Formats of the docs catalog (`codegen catalog --format`)."""
 LANGUAGES = ("typescript", "python")
 CATALOG_VERSION = 1
 """Version of the JSON catalog's own layout (not of any tool)."""
@@ -344,5 +345,6 @@ RENDERERS = {
 def render_catalog(catalog: ir.Catalog, fmt: str = "md", language: str = "typescript") -> str:
     """The catalog in `md`, `json` or `html`, types spelled in `language`."""
     if fmt not in RENDERERS:
-        raise ValueError(f"unknown catalog format {fmt!r}; known: {', '.join(FORMATS)}")
+        known = ", ".join(CATALOG_FORMATS)
+        raise ValueError(f"unknown catalog format {fmt!r}; known: {known}")
     return RENDERERS[fmt](catalog, language)

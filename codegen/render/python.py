@@ -484,7 +484,7 @@ def json_schema_to_py(schema: Any) -> str:
     """One Python annotation for any schema, with no naming context (objects are
     `dict[str, Any]`). Total: any input gives a string, never an exception."""
     try:
-        from ..build import build_type
+        from ..build_ir import build_type
         from ..validate import deep_recursion
 
         with deep_recursion():

@@ -177,7 +177,7 @@ def _tuple(node: ir.TupleType) -> str:
 
 def spell(node: ir.TypeNode) -> str:
     """The TypeScript type expression of one IR node. Recurses only into containers
-    (arrays, tuples, maps: at most `build.INLINE_LIMIT` deep); union arms are a flat loop,
+    (arrays, tuples, maps: at most `limits.INLINE_LIMIT` deep); union arms are a flat loop,
     whatever their number. The most frequent nodes are tested first."""
     if isinstance(node, ir.RefType):
         return node.name
@@ -207,7 +207,7 @@ def json_schema_to_ts(schema: Any) -> str:
     if not isinstance(schema, dict | bool):
         return "unknown"
     try:
-        from ..build import build_type
+        from ..build_ir import build_type
         from ..validate import deep_recursion
 
         with deep_recursion():  # as the pipeline builds, so both give the same type

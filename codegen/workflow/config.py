@@ -161,9 +161,9 @@ def check_module(name: str, where: Path | None = None) -> str:
 
 
 def check_format(name: str, where: Path | None = None) -> str:
-    from ..formats import FORMATS
+    from ..formats import INPUT_FORMATS
 
-    known = ("auto", *FORMATS)
+    known = ("auto", *INPUT_FORMATS)
     if name not in known:
         raise UsageError(
             f"{_where(where, 'format')}unknown input format {name!r} (known: {', '.join(known)})"

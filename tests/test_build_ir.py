@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen import ir
-from codegen.build import build_type
+from codegen.build_ir import build_type
 from codegen.merge import merge_schemas
 from codegen.names import (
     NameAllocator,
