@@ -42,9 +42,7 @@ from codegen.cache import ToolCache  # noqa: E402
 from codegen.model import ToolDefinition  # noqa: E402
 from codegen.pipeline import compile_definitions  # noqa: E402
 from codegen.render.python import render_python_sdk  # noqa: E402
-from codegen.render.text import description_lines  # noqa: E402
-from codegen.render.typescript import clear_caches, render_typescript_sdk  # noqa: E402
-from codegen.validate import _meta_errors  # noqa: E402
+from codegen.render.typescript import render_typescript_sdk  # noqa: E402
 
 CHILD = """
 import json, sys, time
@@ -59,8 +57,9 @@ tools = [t for c in large_catalogs() for t in c.tools]
 changed = {changed}
 tools[changed] = replace(tools[changed], description=f"changed in round {{changed}}")
 from codegen.gcpause import paused_gc
+from codegen.runmemo import run_memos
 from codegen.incremental import render_cached
-with paused_gc():  # as the CLI runs
+with paused_gc(), run_memos():  # as the CLI runs
     start = time.perf_counter()
     if {directory!r}:
         cache = ToolCache({directory!r})
@@ -84,9 +83,6 @@ def render(tools: list[ToolDefinition], cache: ToolCache | None) -> None:
 
 
 def cold(tools: list[ToolDefinition]) -> float:
-    _meta_errors.cache_clear()
-    description_lines.cache_clear()
-    clear_caches()
     start = time.perf_counter()
     render(tools, None)
     return time.perf_counter() - start

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from catalogs import CACHE, ROOT, bfcl_catalog, tooluniverse_catalog  # noqa: E402
+from catalogs import CACHE, ROOT, bfcl_catalog, tooluniverse_catalog
 
 FILES = CACHE / "cli"
 

@@ -44,16 +44,12 @@ from catalogs import Catalog, corpus_catalogs, large_catalogs  # noqa: E402
 
 from codegen.pipeline import compile_definitions  # noqa: E402
 from codegen.render.python import render_python_sdk  # noqa: E402
-from codegen.render.text import description_lines  # noqa: E402
-from codegen.render.typescript import clear_caches, render_typescript_sdk  # noqa: E402
-from codegen.validate import _meta_errors  # noqa: E402
+from codegen.render.typescript import render_typescript_sdk  # noqa: E402
 
 
 def cold() -> None:
-    """Empty every in-process cache, so each round renders as a fresh process would."""
-    _meta_errors.cache_clear()
-    description_lines.cache_clear()
-    clear_caches()
+    """Each round renders as a fresh process would: the toolkit's memos live for one call
+    (`codegen.runmemo`), so there is nothing to empty."""
 
 
 def timed(work: Callable[[], object]) -> float:

@@ -32,8 +32,9 @@ from codegen.pipeline import compile_definitions
 from codegen.render.python import render_python_sdk
 from codegen.render.typescript import render_typescript_sdk
 from codegen.gcpause import paused_gc
+from codegen.runmemo import run_memos
 tools = [t for c in large_catalogs() for t in c.tools]
-with paused_gc():  # as the CLI runs
+with paused_gc(), run_memos():  # as the CLI runs
     start = time.perf_counter()
     compiled = compile_definitions(tools)
     assert compiled.catalog is not None, compiled.errors[:3]

@@ -8,7 +8,8 @@ from codegen import ir
 from codegen.build_ir import SchemaInput, build_catalog
 from codegen.model import ToolDefinition
 from codegen.normalize import normalize_schema
-from codegen.validate import deep_recursion, draft_of
+from codegen.recursion import deep_recursion
+from codegen.validate import draft_of
 
 
 def build_without_validation(definitions: Sequence[ToolDefinition]) -> ir.Catalog:

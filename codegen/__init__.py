@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from .model import ToolDefinition
     from .pipeline import Compiled, compile_definitions, compile_sources, compile_value
     from .render.catalog import render_catalog
-    from .render.python import json_schema_to_py, render_python_sdk
-    from .render.typescript import json_schema_to_ts, render_typescript_sdk
+    from .render.python import render_python_sdk
+    from .render.typescript import render_typescript_sdk
+    from .schema_spelling import json_schema_to_py, json_schema_to_ts
 
 _LOCATIONS = {
     "Catalog": "ir",
@@ -30,8 +31,8 @@ _LOCATIONS = {
     "compile_definitions": "pipeline",
     "compile_sources": "pipeline",
     "compile_value": "pipeline",
-    "json_schema_to_py": "render.python",
-    "json_schema_to_ts": "render.typescript",
+    "json_schema_to_py": "schema_spelling",
+    "json_schema_to_ts": "schema_spelling",
     "load_sources": "load",
     "render_catalog": "render.catalog",
     "render_python_sdk": "render.python",

@@ -37,7 +37,6 @@ from typing import Any, TypeVar
 from . import ir
 from .build_ir import Prebuilt
 from .errors import Diagnostic
-from .gcpause import paused_gc
 from .model import ToolDefinition
 
 T = TypeVar("T")
@@ -278,17 +277,16 @@ class ToolCache:
         if folder is None or not folder.is_dir():
             return
         fingerprint = code_fingerprint()
-        with paused_gc():  # many objects at once: see gcpause
-            for path in sorted(folder.glob("*.pickle")):
-                try:
-                    stored_fingerprint, stored = pickle.loads(path.read_bytes())
-                    if stored_fingerprint != fingerprint or not isinstance(stored, dict):
-                        continue
-                    for key, (entry, used) in stored.items():
-                        if isinstance(entry, Entry):
-                            self._slots.setdefault(key, _Slot(entry, used))
-                except Exception:  # a torn or foreign file is a cold shard, never an error
+        for path in sorted(folder.glob("*.pickle")):
+            try:
+                stored_fingerprint, stored = pickle.loads(path.read_bytes())
+                if stored_fingerprint != fingerprint or not isinstance(stored, dict):
                     continue
+                for key, (entry, used) in stored.items():
+                    if isinstance(entry, Entry):
+                        self._slots.setdefault(key, _Slot(entry, used))
+            except Exception:  # a torn or foreign file is a cold shard, never an error
+                continue
 
     def save(self) -> bool:
         """Write the shard files that gained entries or chunks (each atomically: a temporary
@@ -308,19 +306,18 @@ class ToolCache:
                 grouped[key[:2]][key] = (slot.entry, slot.used)
         folder.mkdir(parents=True, exist_ok=True)
         fingerprint = code_fingerprint()
-        with paused_gc():
-            for shard, stored in sorted(grouped.items()):
-                path = folder / f"{shard}.pickle"
-                if not stored:
-                    path.unlink(missing_ok=True)
-                    continue
-                data = pickle.dumps((fingerprint, stored), protocol=pickle.HIGHEST_PROTOCOL)
-                temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                try:
-                    temporary.write_bytes(data)
-                    os.replace(temporary, path)
-                finally:
-                    temporary.unlink(missing_ok=True)
+        for shard, stored in sorted(grouped.items()):
+            path = folder / f"{shard}.pickle"
+            if not stored:
+                path.unlink(missing_ok=True)
+                continue
+            data = pickle.dumps((fingerprint, stored), protocol=pickle.HIGHEST_PROTOCOL)
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            try:
+                temporary.write_bytes(data)
+                os.replace(temporary, path)
+            finally:
+                temporary.unlink(missing_ok=True)
         self._dirty = set()
         return True
 

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from .errors import CodegenError, Diagnostic, UsageError
-from .gcpause import paused_gc
 from .render.sdks import LANGUAGES
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -475,11 +474,31 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (the console script exits with it)."""
-    # One batch job: reference counting frees what the pipeline drops, and the cyclic
-    # collector's passes over a loaded catalog would only cost time (see `gcpause`).
-    with paused_gc():
+    """Run the CLI; returns the exit status (the console script exits with it). The
+    process-wide settings a run needs are made here, and only here: stack depth for the
+    recursive walks (`recursion`), and for a batch command the cyclic collector paused and one
+    set of memos for the whole command (`_run`)."""
+    from .recursion import deep_recursion
+
+    with deep_recursion():
         return _main(argv)
+
+
+LONG_LIVED = frozenset({"serve"})
+"""Commands that keep running: they keep the garbage collector and per-call memos."""
+
+
+def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """A batch command with the collector paused: reference counting frees what the
+    pipeline drops, and the cyclic collector's passes over a loaded catalog would only cost
+    time (see `gcpause`); one memo scope, so every output of the command shares it."""
+    if args.command in LONG_LIVED:
+        return handler(args)
+    from .gcpause import paused_gc
+    from .runmemo import run_memos
+
+    with paused_gc(), run_memos():
+        return handler(args)
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -495,7 +514,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if handler is None:
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        return handler(args)
+        return _run(handler, args)
     except CodegenError as error:
         message = str(error)
         sys.stderr.write(

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from .build_ir import assemble_catalog
 from .cache import ToolCache
 from .errors import Diagnostic, has_errors, sort_diagnostics
-from .gcpause import paused_gc
 from .model import ToolDefinition
 from .pipeline import (
     assembled_warnings,
@@ -27,8 +26,9 @@ from .pipeline import (
     compile_definitions,
     reusable_members,
 )
+from .recursion import deep_recursion
 from .render.sdks import sdk_renderer
-from .validate import deep_recursion
+from .runmemo import run_memos
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ def render_cached(
     definitions = tuple(definitions)
     diagnostics = tuple(diagnostics)
     renderers = {language: sdk_renderer(language) for language in languages}
-    with deep_recursion(), paused_gc():
+    with deep_recursion(), run_memos():
         gathered = cached_entries(definitions, diagnostics, cache)
         if gathered is not None:
             entries, fresh, problems = gathered

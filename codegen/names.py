@@ -28,6 +28,8 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
+from .runmemo import per_run
+
 MAX_BASE = 64
 """Longest base name in code points; deep nesting would otherwise grow names without end.
 A name is its base plus at most a numeric suffix, so `Name: TypeAlias = (` always fits in
@@ -215,7 +217,7 @@ def _continues(char: str) -> bool:
     return ("a" + char).isidentifier() and _in_ts_tables(char, _TS_PART)
 
 
-@cache
+@per_run
 def camel_case(text: str) -> str:
     """Split on runs of characters that cannot continue an identifier and on underscores,
     upper-case the head of each part, join. `read_file` -> `ReadFile`, `my-mcp.tool` ->
@@ -243,7 +245,7 @@ def _upper_head(part: str) -> str:
     return head + part[1:]
 
 
-@cache
+@per_run
 def type_base(text: str, fallback: str = "Tool") -> str:
     """`camel_case`, made a valid type name: a `Tool` prefix when it cannot start one."""
     name = camel_case(text)
@@ -339,10 +341,10 @@ def is_python_identifier(name: str) -> bool:
     )
 
 
-@cache
+@per_run
 def is_class_field(key: str) -> bool:
     """Can be a field of a class-syntax TypedDict: an identifier that is not name-mangled
-    (`__token` would become `_Name__token`). Cached: keys repeat across a catalog."""
+    (`__token` would become `_Name__token`). Memoized per run: keys repeat across a catalog."""
     return is_python_identifier(key) and not (key.startswith("__") and not key.endswith("__"))
 
 

@@ -23,11 +23,12 @@ from .build_ir import (
     build_tool_alone,
 )
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
-from .gcpause import paused_gc
 from .load import load_sources, load_value
 from .model import ToolDefinition
 from .normalize import Normalized, normalize_schema
-from .validate import check_depth, check_schema, check_unique_names, deep_recursion, draft_of
+from .recursion import deep_recursion
+from .runmemo import run_memos
+from .validate import check_depth, check_schema, check_unique_names, draft_of
 
 if TYPE_CHECKING:
     from .cache import Entry, ToolCache
@@ -84,7 +85,7 @@ def compile_definitions(
             return cached
     problems = list(diagnostics)
     inputs = []
-    with deep_recursion(), paused_gc():
+    with deep_recursion(), run_memos():
         problems.extend(check_unique_names(definitions))
         for tool in definitions:
             schema_input, found = _prepare(tool)
@@ -102,7 +103,7 @@ def _compile_cached(
 ) -> Compiled | None:
     """Each tool from the cache or compiled and built alone, then assembled; None (compile
     normally) when a definition is not plain data and so has no key."""
-    with deep_recursion(), paused_gc():
+    with deep_recursion(), run_memos():
         gathered = cached_entries(definitions, diagnostics, cache)
         if gathered is None:
             return None

@@ -8,14 +8,15 @@ draft its `$schema` names (2020-12 when absent) with the `jsonschema` package.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from functools import cache, lru_cache
+from collections.abc import Iterable, Sequence
+from functools import cache
 from typing import Any
 
 from .errors import Diagnostic, join_pointer
 from .jsontext import MAX_NESTING, nesting_depth
 from .model import ToolDefinition
+from .recursion import deep_recursion
+from .runmemo import per_run
 
 DRAFTS = {
     "json-schema.org/draft-03/schema": "draft-03",
@@ -148,7 +149,7 @@ def check_schema(schema: Any, source: str, pointer: str, decoded: bool = False) 
     return problems
 
 
-@lru_cache(maxsize=4096)
+@per_run
 def _meta_errors(draft: str, schema_json: str) -> tuple[tuple[str, str], ...]:
     """(pointer relative to the schema, message) for every meta-schema violation."""
     from jsonschema.exceptions import best_match
@@ -192,22 +193,6 @@ def _message(error: Any) -> str:
     if validator == "type":
         return f"value is not of type {json.dumps(error.validator_value)}"
     return message[: _MESSAGE_LIMIT - 3] + "..."
-
-
-@contextmanager
-def deep_recursion(limit: int = 20_000) -> Iterator[None]:
-    """Let recursive library code (the meta-schema validator) walk schemas up to
-    `MAX_NESTING` deep; Python's default limit stops it near 100 levels."""
-    import sys
-
-    previous = sys.getrecursionlimit()
-    if previous < limit:
-        sys.setrecursionlimit(limit)
-    try:
-        yield
-    finally:
-        if previous < limit:
-            sys.setrecursionlimit(previous)
 
 
 def validate_definitions(tools: Iterable[ToolDefinition]) -> list[Diagnostic]:

@@ -32,7 +32,6 @@ from typing import Any
 
 import pytest
 
-from codegen.render.typescript import clear_caches
 from robustness_strategies import hostile_catalog
 from sdk_checks import PropertyFailure, check_value
 
@@ -207,7 +206,6 @@ def apply(mutation: Mutation, monkeypatch: pytest.MonkeyPatch) -> None:
     source_code = "from __future__ import annotations\n" + statement
     code = compile(source_code, f"<{mutation.id}>", "exec", dont_inherit=True)
     exec(code, vars(module), namespace)
-    clear_caches()
     for name, value in namespace.items():
         original = getattr(module, name)
         monkeypatch.setattr(module, name, value)
@@ -217,7 +215,6 @@ def apply(mutation: Mutation, monkeypatch: pytest.MonkeyPatch) -> None:
             for attribute, bound in list(vars(other).items()):
                 if bound is original:
                     monkeypatch.setattr(other, attribute, value)
-    clear_caches()
 
 
 @pytest.fixture(scope="module")
@@ -231,7 +228,6 @@ def run_checks(value: Any) -> None:
 
 
 def test_checks_pass_unpatched(hostile: dict[str, Any]) -> None:
-    clear_caches()
     run_checks(hostile)
 
 
@@ -245,7 +241,6 @@ def test_breaking_an_escape_rule_fails_the_checks(
             run_checks(hostile)
     finally:
         monkeypatch.undo()
-        clear_caches()
 
 
 def test_every_mutation_changes_one_rule() -> None:

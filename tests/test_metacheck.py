@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from codegen import metacheck
 from codegen.load import load_sources
-from codegen.validate import _meta_validator, deep_recursion
+from codegen.recursion import deep_recursion
+from codegen.validate import _meta_validator
 from conftest import CORPUS, FIXTURES, SCHEMAS
 
 DRAFTS = ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"]

@@ -21,7 +21,8 @@ import pytest
 
 from codegen import ir
 from codegen.pipeline import compile_sources, compile_value
-from codegen.render.python import json_schema_to_py, render_python_model_sdk, render_python_sdk
+from codegen.render.python import render_python_model_sdk, render_python_sdk
+from codegen.schema_spelling import json_schema_to_py
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
 from sdk_checks import check_python, check_python_model, check_structure
 

@@ -30,7 +30,8 @@ import pytest
 from codegen import ir
 from codegen.pipeline import compile_sources, compile_value
 from codegen.render.notes import all_notes, has_notes
-from codegen.render.typescript import json_schema_to_ts, render_typescript_sdk
+from codegen.render.typescript import render_typescript_sdk
+from codegen.schema_spelling import json_schema_to_ts
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
 from sdk_checks import (
     check_declared_members,

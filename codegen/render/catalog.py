@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import ir
+from ..runmemo import run_memos
 from . import pyformat, python, typescript
 from .env import render
 from .notes import notes
@@ -347,4 +348,5 @@ def render_catalog(catalog: ir.Catalog, fmt: str = "md", language: str = "typesc
     if fmt not in RENDERERS:
         known = ", ".join(CATALOG_FORMATS)
         raise ValueError(f"unknown catalog format {fmt!r}; known: {known}")
-    return RENDERERS[fmt](catalog, language)
+    with run_memos():
+        return RENDERERS[fmt](catalog, language)

@@ -11,11 +11,11 @@ string that came from a schema where it lands (`pystrings`). The layout is `blac
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import ir
-from ..gcpause import paused_gc
 from ..names import ANNOTATION_NAMES, is_class_field, is_method_name
+from ..runmemo import run_memos
 from . import pyformat as fmt
 from . import pyprotocol as protocol
 from .chunks import ChunkMemo, tool_chunks
@@ -444,7 +444,7 @@ def python_chunk(tool: ir.Tool) -> PythonChunk:
 def render_python_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
     """The Python SDK module for a catalog. `memo` reuses the text of tools rendered
     before (see `codegen.cache`)."""
-    with paused_gc():
+    with run_memos():
         return python_sdk_from_chunks(tool_chunks(catalog, "python", python_chunk, memo))
 
 
@@ -465,7 +465,7 @@ def render_python_model_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) 
     declarations, and a `Tools` protocol that lists each tool once, as its method or a
     `tools["name"]` comment. A model's program is not type-checked, so the overloads,
     `ToolName` and the binding placeholder are left out."""
-    with paused_gc():
+    with run_memos():
         return python_model_sdk_from_chunks(tool_chunks(catalog, "python", python_chunk, memo))
 
 
@@ -478,16 +478,3 @@ def python_model_sdk_from_chunks(chunks: Sequence[PythonChunk]) -> str:
         declarations=[block for chunk in chunks for block in chunk.model_declarations],
         members=members,
     )
-
-
-def json_schema_to_py(schema: Any) -> str:
-    """One Python annotation for any schema, with no naming context (objects are
-    `dict[str, Any]`). Total: any input gives a string, never an exception."""
-    try:
-        from ..build_ir import build_type
-        from ..validate import deep_recursion
-
-        with deep_recursion():
-            return fmt.flat(type_expr(build_type(schema)))
-    except Exception:
-        return "Any"

@@ -11,7 +11,8 @@ renderer.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+
+from ..runmemo import per_run
 
 MAX_BLANK_RUN = 1
 """Blank lines kept in a row inside a description."""
@@ -52,12 +53,12 @@ def split_lines(text: str) -> list[str]:
     return _LINE_BREAKS.split(text)
 
 
-@lru_cache(maxsize=16384)
+@per_run
 def description_lines(text: str | None) -> tuple[str, ...]:
     """A description as display lines: one per source line, tabs expanded, hidden characters
     escaped, trailing spaces stripped, continuation lines dedented together, blank runs
-    collapsed, blank edges removed. Empty means there is nothing to show. Cached: the same
-    field descriptions recur across a server's tools."""
+    collapsed, blank edges removed. Empty means there is nothing to show. Memoized per run:
+    the same field descriptions recur across a server's tools."""
     if not text:
         return ()
     if text.isascii() and text.isprintable() and "```" not in text:  # one plain line

@@ -16,12 +16,11 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import ir
-from ..gcpause import paused_gc
 from ..names import is_ts_identifier
+from ..runmemo import per_run, run_memos
 from .chunks import ChunkMemo, tool_chunks
 from .env import render
 from .notes import has_notes, notes
@@ -61,10 +60,11 @@ def _unicode_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
-@cache
+@per_run
 def ts_string(text: str) -> str:
     """A JSON string literal that is also a safe TypeScript string: valid UTF-8, on one
-    line, every hidden character shown as `\\uXXXX`. Cached: keys and tool names repeat."""
+    line, every hidden character shown as `\\uXXXX`. Memoized per run: keys and tool names
+    repeat."""
     quoted = json.dumps(text, ensure_ascii=False)
     if "```" in quoted:  # never three backticks in a row: the SDK may sit in a Markdown fence
         quoted = quoted.replace("`", "\\u0060")
@@ -73,7 +73,7 @@ def ts_string(text: str) -> str:
     return _UNSAFE_IN_STRING.sub(_unicode_escape, quoted)
 
 
-@cache
+@per_run
 def ts_key(key: str) -> str:
     """A property key as written: bare when it is a plain ASCII identifier, else quoted."""
     return key if is_ts_identifier(key) else ts_string(key)
@@ -198,22 +198,6 @@ def spell(node: ir.TypeNode) -> str:
     if isinstance(node, ir.NeverType):
         return "never"
     return "unknown"
-
-
-def json_schema_to_ts(schema: Any) -> str:
-    """One TypeScript type expression for any input, with no naming context (objects become
-    maps). Total: a value that is not a schema, or any failure while building, gives
-    `unknown`, so a caller never has to guard this call."""
-    if not isinstance(schema, dict | bool):
-        return "unknown"
-    try:
-        from ..build_ir import build_type
-        from ..validate import deep_recursion
-
-        with deep_recursion():  # as the pipeline builds, so both give the same type
-            return spell(build_type(schema))
-    except Exception:
-        return "unknown"
 
 
 # --- index signatures -------------------------------------------------------------------
@@ -384,18 +368,10 @@ def declarations_from_chunks(chunks: Sequence[TypeScriptChunk]) -> list[str]:
     return blocks
 
 
-def clear_caches() -> None:
-    """Forget the cached per-key and per-description work, so a benchmark measures a cold
-    render, as one CLI run is."""
-    ts_string.cache_clear()
-    ts_key.cache_clear()
-    description_lines.cache_clear()
-
-
 def render_typescript_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
     """The declarations file for a catalog; the same catalog always gives the same bytes.
     `memo` reuses the text of tools rendered before (see `codegen.cache`)."""
-    with paused_gc():
+    with run_memos():
         return render(TEMPLATE, declarations=declarations(catalog, memo))
 
 
