@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .envelope import check_envelope
 from .errors import Diagnostic, join_pointer
 from .model import ToolDefinition
 from .normalize import BFCL_TYPES, JSON_TYPES
-from .validate import check_envelope
 
 INPUT_FORMATS = ("mcp", "openai", "anthropic", "bfcl", "tooluniverse")
 """Input formats a source may be read as (`--format`); `auto` (the default) detects each

@@ -1,7 +1,7 @@
-"""Validation: envelope rules for each tool and meta-schema checks for each schema.
+"""Validation: unique names across a catalog and meta-schema checks for each schema.
 
 Takes `ToolDefinition`s, returns `Diagnostic`s and never raises. Every problem is collected,
-not just the first. Each input and output schema is checked against the meta-schema of the
+not just the first. (A record's own fields are checked while it loads: `envelope`.) Each input and output schema is checked against the meta-schema of the
 draft its `$schema` names (2020-12 when absent) with the `jsonschema` package.
 """
 
@@ -41,54 +41,6 @@ def draft_of(schema: Any) -> tuple[str, str | None]:
     if key in DRAFTS:
         return DRAFTS[key], None
     return DEFAULT_DRAFT, f"unknown $schema {json.dumps(uri)}; validated as draft {DEFAULT_DRAFT}"
-
-
-def check_envelope(
-    fields: dict[str, tuple[bool, Any, str]], source: str, pointer: str
-) -> list[Diagnostic]:
-    """Rules for one tool record: `fields` maps a field to (present, value, pointer)."""
-    problems: list[Diagnostic] = []
-
-    def error(where: str, message: str) -> None:
-        problems.append(Diagnostic(source, where or pointer, message))
-
-    present, name, name_pointer = fields["name"]
-    if not present:
-        error(pointer, "tool has no name")
-    elif not isinstance(name, str):
-        error(name_pointer, f"name must be a string, not {_kind(name)}")
-    elif not name.strip():
-        error(name_pointer, "name must be a non-empty string")
-    for key in ("description", "title"):
-        present, value, where = fields[key]
-        if present and value is not None and not isinstance(value, str):
-            error(where, f"{key} must be a string, not {_kind(value)}")
-    for key in ("input_schema", "output_schema"):
-        present, value, where = fields[key]
-        if key == "output_schema" and value is None:
-            continue
-        if present and not isinstance(value, dict | bool):
-            error(where, f"schema must be an object or a boolean, not {_kind(value)}")
-    present, value, where = fields["annotations"]
-    if present and value is not None and not isinstance(value, dict):
-        error(where, f"annotations must be an object, not {_kind(value)}")
-    elif present and isinstance(value, dict) and (depth := nesting_depth(value)) > MAX_NESTING:
-        # Decoded documents never nest this deep; values built in memory can.
-        error(where, f"annotations nesting depth {depth} exceeds the limit of {MAX_NESTING}")
-    return problems
-
-
-def _kind(value: Any) -> str:
-    names = {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        type(None): "null",
-    }
-    return names.get(type(value), type(value).__name__)
 
 
 def check_unique_names(tools: Sequence[ToolDefinition]) -> list[Diagnostic]:

@@ -47,18 +47,3 @@ def test_a_failure_inside_the_pipeline_surfaces(monkeypatch: pytest.MonkeyPatch)
 def test_the_public_names_point_here() -> None:
     assert codegen.json_schema_to_py is json_schema_to_py
     assert codegen.json_schema_to_ts is json_schema_to_ts
-
-
-def test_the_renderers_do_not_reach_into_the_builder_or_validation() -> None:
-    """The layering: renderers take IR; only `schema_spelling` runs the pipeline for one
-    schema."""
-    from pathlib import Path
-
-    render = Path(codegen.__file__).parent / "render"
-    for path in sorted(render.glob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        for forbidden in ("build_ir", "validate", "normalize", "pipeline"):
-            assert f"..{forbidden} import" not in text and f"from ..{forbidden}" not in text, (
-                path.name,
-                forbidden,
-            )
