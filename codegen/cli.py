@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from .errors import CodegenError, Diagnostic, UsageError
-from .render.sdks import LANGUAGES
+from .render.targets import TARGET_NAMES
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Diagnostics go to stderr; nothing is written when there are errors.",
     )
     _add_sources(sdk)
-    sdk.add_argument("--lang", required=True, choices=LANGUAGES, help="target language")
+    sdk.add_argument("--lang", required=True, choices=TARGET_NAMES, help="target language")
     sdk.add_argument(
         "--cache",
         metavar="DIR",
@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     catalog.add_argument(
         "--lang",
         default="typescript",
-        choices=("typescript", "python"),
+        choices=TARGET_NAMES,
         help="language the types are spelled in (default: typescript)",
     )
     _add_output(catalog)
@@ -396,9 +396,9 @@ def _sdk(args: argparse.Namespace) -> int:
     catalog = _compile(args)
     if catalog is None:
         return EXIT_INVALID
-    from .render.sdks import sdk_renderer
+    from .render.targets import target
 
-    _emit(sdk_renderer(args.lang).render(catalog, None), args.output)
+    _emit(target(args.lang).render(catalog, None), args.output)
     return EXIT_OK
 
 

@@ -27,7 +27,7 @@ from .pipeline import (
     reusable_members,
 )
 from .recursion import deep_recursion
-from .render.sdks import sdk_renderer
+from .render.targets import target
 from .runmemo import run_memos
 
 
@@ -49,7 +49,7 @@ def render_cached(
     """The SDKs of `languages` ("python", "typescript") for the definitions."""
     definitions = tuple(definitions)
     diagnostics = tuple(diagnostics)
-    renderers = {language: sdk_renderer(language) for language in languages}
+    renderers = {language: target(language) for language in languages}
     with deep_recursion(), run_memos():
         gathered = cached_entries(definitions, diagnostics, cache)
         if gathered is not None:

@@ -1,8 +1,9 @@
 """Language dispatch: which SDK a model sees and how `run_code` is described to it.
 
-Two tables keyed by language name. `SDK_RENDERERS` maps a language to the function that
-renders the model-facing SDK section; `RUN_CODE_FLAVORS` maps it to the two `run_code` texts
-that must match that SDK. Adding a language is one entry in each table plus a renderer.
+Two tables keyed by language name, both built over the render targets
+(`render.targets.TARGETS`). `SDK_RENDERERS` maps a language to the function that renders the
+model-facing SDK section; `RUN_CODE_FLAVORS` maps it to the two `run_code` texts that must
+match that SDK. Adding a language is one target plus its `run_code` texts here.
 
 Lookups are own-key only (`"__class__"`, `"keys"` or `"toString"` never resolve to an
 attribute or method), and an unknown language fails loudly, naming the known ones: a model
@@ -19,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import CodegenError
+from ..render.targets import TARGETS
 
 HARVEST_LANGUAGE = "typescript"
 """The flavor used when no runtime is mounted (`language=None`)."""
@@ -44,26 +46,12 @@ class RunCodeFlavor:
     code: str
 
 
-def _render_python(catalog: Any) -> str:
-    from ..render.section import render_python_section
-
-    return render_python_section(catalog)
-
-
-def _render_typescript(catalog: Any) -> str:
-    from ..render.section import render_typescript_section
-
-    return render_typescript_section(catalog)
-
-
 SDK_RENDERERS: Mapping[str, Callable[[Any], str]] = MappingProxyType(
-    {
-        "python": _render_python,
-        "typescript": _render_typescript,
-    }
+    {name: target.section for name, target in TARGETS.items()}
 )
+"""The prompt section of each render target (`render.targets`)."""
 
-RUN_CODE_FLAVORS: Mapping[str, RunCodeFlavor] = MappingProxyType(
+_RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
     {
         "python": RunCodeFlavor(
             description=(
@@ -101,6 +89,11 @@ RUN_CODE_FLAVORS: Mapping[str, RunCodeFlavor] = MappingProxyType(
         ),
     }
 )
+
+RUN_CODE_FLAVORS: Mapping[str, RunCodeFlavor] = MappingProxyType(
+    {name: _RUN_CODE_TEXTS[name] for name in TARGETS}
+)
+"""The `run_code` texts of each render target, so the two tables always agree."""
 
 
 def known_languages() -> tuple[str, ...]:

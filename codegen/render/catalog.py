@@ -19,14 +19,13 @@ from typing import Any
 
 from .. import ir
 from ..runmemo import run_memos
-from . import pyformat, python, typescript
 from .env import render
 from .notes import notes
+from .targets import Target, target
 from .text import escape_hidden
 
 CATALOG_FORMATS = ("md", "json", "html")
 """Formats of the docs catalog (`codegen catalog --format`)."""
-LANGUAGES = ("typescript", "python")
 CATALOG_VERSION = 1
 """Version of the JSON catalog's own layout (not of any tool)."""
 
@@ -66,33 +65,16 @@ def anchor(name: str) -> str:
     )
 
 
-def _spell(node: ir.TypeNode, language: str) -> str:
-    if language == "python":
-        return pyformat.flat(python.type_expr(node))
-    return typescript.spell(node)
-
-
-def _types_text(tool: ir.Tool, language: str) -> str:
-    """The declarations of one tool's named types, as its SDK declares them."""
-    if language == "python":
-        return "\n\n\n".join(python.tool_declarations(tool)[0])
-    return "\n\n".join(typescript.tool_declarations(tool))
-
-
-def _literal(language: str) -> Any:
-    return python.json_to_py if language == "python" else (lambda text: text)
-
-
-def _parameters(fields: tuple[ir.Field, ...], language: str) -> tuple[Parameter, ...]:
+def _parameters(fields: tuple[ir.Field, ...], spelling: Target) -> tuple[Parameter, ...]:
     rows = []
     for item in fields:
-        found = notes(item.docs, _literal(language))
+        found = notes(item.docs, spelling.literal)
         default = next((n.text for n in found if n.kind == "default"), None)
         rest = "; ".join(n.text for n in found if n.kind != "default")
         rows.append(
             Parameter(
                 item.key,
-                _spell(item.type, language),
+                spelling.spell(item.type),
                 item.required,
                 default,
                 rest,
@@ -120,13 +102,11 @@ def _argument_objects(tool: ir.Tool) -> list[tuple[str, ir.ObjectType]]:
 
 
 def tool_pages(catalog: ir.Catalog, language: str = "typescript") -> list[ToolPage]:
-    if language not in LANGUAGES:
-        raise ValueError(f"unknown language {language!r}; known: {', '.join(LANGUAGES)}")
+    spelling = target(language)
     pages = []
     for tool in catalog.tools:
-        no_output = "JsonValue" if language == "typescript" else "Any"
         groups = tuple(
-            (name, _parameters(obj.fields, language)) for name, obj in _argument_objects(tool)
+            (name, _parameters(obj.fields, spelling)) for name, obj in _argument_objects(tool)
         )
         pages.append(
             ToolPage(
@@ -135,9 +115,9 @@ def tool_pages(catalog: ir.Catalog, language: str = "typescript") -> list[ToolPa
                 title=tool.title,
                 description=tool.description,
                 annotations=json.loads(tool.annotations) if tool.annotations else None,
-                args_type=_spell(tool.args, language),
-                output_type=_spell(tool.output, language) if tool.output else no_output,
-                types=_types_text(tool, language),
+                args_type=spelling.spell(tool.args),
+                output_type=spelling.spell(tool.output) if tool.output else spelling.any_type,
+                types=spelling.declarations(tool),
                 parameter_groups=groups,
                 input_schema=json.loads(tool.input_schema),
                 output_schema=json.loads(tool.output_schema) if tool.output_schema else None,
@@ -256,7 +236,7 @@ def _markdown_view(page: ToolPage, language: str) -> dict[str, Any]:
             )
             for group, rows in page.parameter_groups
         ],
-        "types": _fenced(page.types, "ts" if language == "typescript" else "python"),
+        "types": _fenced(page.types, target(language).fence),
         "input_schema": _fenced(_json(page.input_schema), "json"),
         "output_schema": _fenced(_json(page.output_schema), "json")
         if page.output_schema is not None

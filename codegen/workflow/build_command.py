@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .. import ir
 from ..errors import UsageError
-from ..render.sdks import LANGUAGES
+from ..render.targets import TARGET_NAMES, TARGETS
 from .config import (
     DEFAULT_MODULE,
     ProjectConfig,
@@ -47,7 +47,7 @@ class BuildSettings:
 
     sources: tuple[str, ...]
     out: Path
-    languages: tuple[str, ...] = LANGUAGES
+    languages: tuple[str, ...] = TARGET_NAMES
     module: str = DEFAULT_MODULE
     namespace: bool = False
     input_format: str = "auto"
@@ -88,7 +88,7 @@ def resolve_settings(args: argparse.Namespace, config: ProjectConfig | None) -> 
     elif config is not None and config.languages is not None:
         languages = config.languages
     else:
-        languages = LANGUAGES
+        languages = TARGET_NAMES
     if args.module is not None:
         module = check_module(args.module)
     else:
@@ -117,15 +117,14 @@ def output_plan(
     are imported here, not at module import, so `codegen --help` stays fast. `memo` (a
     `ToolCache`) lets the SDKs and prompt sections reuse unchanged tools' text."""
     from ..render.catalog import render_catalog
-    from ..render.sdks import sdk_renderer
 
     name = settings.module
     plan: list[tuple[str, Callable[[ir.Catalog], str]]] = []
-    renderers = [(language, sdk_renderer(language)) for language in settings.languages]
-    for _, renderer in renderers:
-        plan.append((name + renderer.suffix, partial(_with_memo, renderer.render, memo)))
-    for language, renderer in renderers:
-        plan.append((f"{name}.prompt.{language}.md", partial(_with_memo, renderer.section, memo)))
+    targets = [TARGETS[language] for language in settings.languages]
+    for target in targets:
+        plan.append((name + target.suffix, partial(_with_memo, target.render, memo)))
+    for target in targets:
+        plan.append((f"{name}.prompt.{target.name}.md", partial(_with_memo, target.section, memo)))
     # The catalogs spell types in TypeScript unless only the Python SDK is built.
     spelling = "typescript" if "typescript" in settings.languages else "python"
     for fmt in ("md", "json"):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..render.sdks import LANGUAGES
+from ..render.targets import TARGET_NAMES
 
 TABLE = "tool.codegen"
 
@@ -139,14 +139,14 @@ def parse_languages(
 ) -> tuple[str, ...]:
     """Known SDK languages in output order, duplicates removed."""
     for name in names:
-        if name not in LANGUAGES:
-            known = ", ".join(LANGUAGES)
+        if name not in TARGET_NAMES:
+            known = ", ".join(TARGET_NAMES)
             raise UsageError(
                 f"{_where(where, 'languages')}unknown language {name!r} (known: {known})"
             )
     if not names:
         raise UsageError(f"{_where(where, 'languages')}at least one language is needed")
-    return tuple(language for language in LANGUAGES if language in names)
+    return tuple(language for language in TARGET_NAMES if language in names)
 
 
 def check_module(name: str, where: Path | None = None) -> str:
