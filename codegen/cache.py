@@ -175,7 +175,8 @@ class ToolCache:
         self._by_tool: dict[int, tuple[ir.Tool, Entry]] = {}
         self._loaded = self.directory is None
         self._dirty: set[str] = set()
-        self._key_of: dict[int, str] = {}
+        self._key_of: dict[int, tuple[Entry, str]] = {}
+        """Keys by entry identity; each value holds its entry, so an id is never another's."""
         self.hits = 0
         self.misses = 0
 
@@ -216,14 +217,14 @@ class ToolCache:
             return None
         self.hits += 1
         slot.used = time.time()
-        self._key_of[id(slot.entry)] = key
+        self._key_of[id(slot.entry)] = (slot.entry, key)
         self._remember(slot.entry)
         return slot.entry
 
     def put(self, key: str, entry: Entry) -> None:
         self._load()
         self._slots[key] = _Slot(entry, used=time.time())
-        self._key_of[id(entry)] = key
+        self._key_of[id(entry)] = (entry, key)
         self._remember(entry)
         self._dirty.add(key[:2])
 
@@ -259,9 +260,9 @@ class ToolCache:
             return result
         made = make(entry.tool)
         entry.chunks[target] = made
-        key = self._key_of.get(id(entry))
-        if key is not None:
-            self._dirty.add(key[:2])
+        known = self._key_of.get(id(entry))
+        if known is not None and known[0] is entry:
+            self._dirty.add(known[1][:2])
         return made
 
     # --- the file -------------------------------------------------------------------------
