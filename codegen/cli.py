@@ -42,28 +42,65 @@ def _command(commands: Any, name: str, summary: str, description: str) -> argpar
     return parser
 
 
-def _add_sources(parser: argparse.ArgumentParser, format_flag: str = "--format") -> None:
-    from .formats import INPUT_FORMATS
-
+def _add_sources(parser: argparse.ArgumentParser, output_format: bool = False) -> None:
+    """SOURCES, `--input-format`, `--namespace` and `--quiet`. Where the command has no
+    output format of its own, `--format` still names the input format, with a warning."""
     parser.add_argument(
         "sources",
         nargs="+",
         metavar="SOURCE",
         help="tool definition file, directory, or - for stdin",
     )
-    parser.add_argument(
-        format_flag,
-        dest="input_format",
-        default="auto",
-        choices=("auto", *INPUT_FORMATS),
-        help="input format (default: detect each record's format)",
-    )
+    _add_input_format(parser, default="auto", legacy_format=not output_format)
     parser.add_argument(
         "--namespace",
         action="store_true",
         help="prefix each tool name with its source's name and '__'",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="print errors only, no warnings")
+
+
+class _LegacyInputFormat(argparse.Action):
+    """`--format NAME` where it used to name the input format: still works, with a warning
+    on stderr, because `--format` names the output format (catalog, diff)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        sys.stderr.write(
+            f"{parser.prog}: warning: --format for the input format is deprecated; "
+            f"use --input-format {values}\n"
+        )
+        setattr(namespace, self.dest, values)
+
+
+def _add_input_format(
+    parser: argparse.ArgumentParser, default: str | None, legacy_format: bool
+) -> None:
+    """`--input-format auto|mcp|...`: the one spelling of the input format on every command
+    that reads sources; `legacy_format` keeps the old `--format` spelling working."""
+    from .formats import INPUT_FORMATS
+
+    choices = ("auto", *INPUT_FORMATS)
+    parser.add_argument(
+        "--input-format",
+        dest="input_format",
+        default=default,
+        choices=choices,
+        help="input format (default: detect each record's format)",
+    )
+    if legacy_format:
+        parser.add_argument(
+            "--format",
+            dest="input_format",
+            choices=choices,
+            action=_LegacyInputFormat,
+            help=argparse.SUPPRESS,
+        )
 
 
 def _add_output(parser: argparse.ArgumentParser) -> None:
@@ -141,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
         "as Markdown, JSON or one self-contained HTML file. Needs no code runtime "
         "and no network.",
     )
-    _add_sources(catalog, format_flag="--input-format")
+    _add_sources(catalog, output_format=True)
     catalog.add_argument(
         "--format",
         dest="catalog_format",
@@ -183,19 +220,17 @@ def _add_verbosity(parser: argparse.ArgumentParser) -> None:
 
 def _add_workflow_commands(commands: Any) -> None:
     """`build`, `harvest` and `diff`: the build-time workflow (codegen/workflow/)."""
-    from .formats import INPUT_FORMATS
-
     build = _command(
         commands,
         "build",
         "write (or --check) the SDKs, prompt sections and catalogs of a project",
         "Compile SOURCES once and write NAME.py, NAME.d.ts, NAME.prompt.<lang>.md, "
-        "NAME.catalog.md and NAME.catalog.json into OUTDIR, atomically, touching only "
-        "files that change. Settings missing from the command line come from the "
-        "[tool.codegen] table of the nearest pyproject.toml (sources, out, languages, "
-        "module, namespace, format, cache; paths relative to that file). With --check "
-        "nothing is written (a cache is read, not updated): a unified diff of every file "
-        "that is out of date goes to stdout and the exit status is 1.",
+        "NAME.catalog.md, NAME.catalog.json and NAME.catalog.html into OUTDIR, atomically, "
+        "touching only files that change. Settings missing from the command line come from "
+        "the [tool.codegen] table of the nearest pyproject.toml (sources, out, languages, "
+        "module, namespace, input_format, catalogs, cache; paths relative to that file). "
+        "With --check nothing is written (a cache is read, not updated): a unified diff of "
+        "every file that is out of date goes to stdout and the exit status is 1.",
     )
     build.add_argument(
         "sources", nargs="*", metavar="SOURCE", help="tool definition file or directory"
@@ -205,17 +240,18 @@ def _add_workflow_commands(commands: Any) -> None:
         "--lang", metavar="LANGS", help="comma-separated: python,typescript (default: both)"
     )
     build.add_argument("--module", metavar="NAME", help="output file name stem (default: tools)")
-    build.add_argument(
-        "--format",
-        dest="input_format",
-        choices=("auto", *INPUT_FORMATS),
-        help="input format (default: detect each record's format)",
-    )
+    _add_input_format(build, default=None, legacy_format=True)
     build.add_argument(
         "--namespace",
         action=argparse.BooleanOptionalAction,
         default=None,
         help="prefix each tool name with its source's name and '__'",
+    )
+    build.add_argument(
+        "--catalogs",
+        metavar="FORMATS",
+        help="comma-separated docs catalogs to write: md,json,html (default: all three; "
+        "'' for none)",
     )
     build.add_argument(
         "--cache",
@@ -282,13 +318,7 @@ def _add_workflow_commands(commands: Any) -> None:
     diff.add_argument(
         "--fail-on-breaking", action="store_true", help="exit 1 when a change is breaking"
     )
-    diff.add_argument(
-        "--input-format",
-        dest="input_format",
-        default="auto",
-        choices=("auto", *INPUT_FORMATS),
-        help="input format (default: detect each record's format)",
-    )
+    _add_input_format(diff, default="auto", legacy_format=False)
     diff.add_argument(
         "--namespace",
         action="store_true",

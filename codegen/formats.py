@@ -4,8 +4,8 @@ Formats: our own / MCP (`inputSchema`), an MCP `tools/list` result, OpenAI Chat 
 (`{"type": "function", "function": {...}}`) and Responses (`{"type": "function", "name": ...}`)
 tools, Anthropic tools (`input_schema`), BFCL function docs (`parameters` or
 `input_schema` in the BFCL dialect, outputs under `response` or `output_schema`, or records
-with a `function` list; an `input_schema` whose root `type` only BFCL spells, such as
-`dict`, is detected as BFCL) and ToolUniverse tool configs (`parameter`,
+with a `function` list; an `input_schema` that uses a `type` only BFCL spells, such as
+`dict` or `float`, anywhere, is detected as BFCL) and ToolUniverse tool configs (`parameter`,
 `return_schema`). Containers: one tool, a list, or an object
 with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored here;
 `namespaces` reads `server` and `serverInfo.name` for `--namespace`).
@@ -64,6 +64,11 @@ _TOOLUNIVERSE = _Layout(
 )
 
 _SCHEMA_KEYS = ("inputSchema", "input_schema", "parameters")
+_MCP_TOOL_KEYS = frozenset(
+    ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons")
+)
+"""The keys of an MCP `Tool`. A record with a name but no schema is read as an MCP tool
+without input only when it has nothing else: `package.json` has a `name` too."""
 
 
 def _classify(record: Any) -> _Layout | str | None:
@@ -88,18 +93,36 @@ def _classify(record: Any) -> _Layout | str | None:
         return _TOOLUNIVERSE
     if isinstance(kind, str) and kind not in ("function", "custom") and "name" in record:
         return "server-tool"
-    if "name" in record:
+    if "name" in record and record.keys() <= _MCP_TOOL_KEYS:
         return _MCP
     return None
 
 
+_BFCL_ONLY_TYPES = frozenset((*BFCL_TYPES, "any", "Any", "Object")) - frozenset(JSON_TYPES)
+_VALUE_KEYWORDS = frozenset(("enum", "const", "default", "examples", "example"))
+"""Keywords whose values are data, not schemas: a `type` key inside them means nothing."""
+
+
 def _is_bfcl_schema(schema: Any) -> bool:
-    """A root `type` only the BFCL dialect spells (`dict`, `HashMap`, ...): JSON Schema's
-    own names never mean BFCL, so an Anthropic tool is never read as one."""
-    if not isinstance(schema, dict):
-        return False
-    kind = schema.get("type")
-    return isinstance(kind, str) and kind in BFCL_TYPES and kind not in JSON_TYPES
+    """A `type` only the BFCL dialect spells (`dict`, `float`, Java names, `any`) anywhere
+    in the schema. Such a schema is not valid JSON Schema, so reading it as BFCL changes
+    nothing an Anthropic tool could mean; JSON Schema's own names never mean BFCL."""
+    pending = [schema]
+    seen: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if not isinstance(node, dict | list) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            pending.extend(node)
+            continue
+        kinds = node.get("type")
+        for kind in kinds if isinstance(kinds, list) else [kinds]:
+            if isinstance(kind, str) and kind in _BFCL_ONLY_TYPES:
+                return True
+        pending.extend(value for key, value in node.items() if key not in _VALUE_KEYWORDS)
+    return False
 
 
 def _bfcl_layout(record: dict[str, Any]) -> _Layout:
@@ -176,7 +199,11 @@ def extract_tools(
             )
             continue
         if not isinstance(layout, _Layout):
-            expected = "a tool definition" if fmt == "auto" else f"a tool in the {fmt!r} format"
+            expected = (
+                f"a tool definition in any known format ({', '.join(INPUT_FORMATS)})"
+                if fmt == "auto"
+                else f"a tool in the {fmt!r} format"
+            )
             diagnostics.append(Diagnostic(source, pointer, f"not {expected}: {_shape(record)}"))
             continue
         tool, problems = _convert(record, layout, source, pointer, decoded)

@@ -24,6 +24,7 @@ from .model import ToolDefinition
 from .namespaces import Prefix
 
 SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
+_LISTED = ", ".join(SUFFIXES[:-1]) + " or " + SUFFIXES[-1]
 STDIN = "-"
 
 
@@ -159,20 +160,33 @@ def load_sources(
     fmt: str = "auto",
     namespace: bool = False,
     stdin: BinaryIO | None = None,
+    require_tools: bool = True,
 ) -> LoadResult:
-    """Read, decode and recognise every tool in the sources."""
+    """Read, decode and recognise every tool in the sources. Sources that hold no tool at
+    all are an error (an SDK of nothing is a mistake, not a result) unless `require_tools`
+    is false, as for one side of a diff."""
     if not sources:
         raise UsageError("no sources given")
     documents: list[Document] = []
     diagnostics: list[Diagnostic] = []
-    for display, path in expand_sources(sources):
+    files = []
+    for source in sources:
+        found_files = expand_sources([source])
+        if require_tools and not found_files:  # only a directory can hold no files
+            diagnostics.append(Diagnostic(source, "", f"no {_LISTED} files in this directory"))
+        files.extend(found_files)
+    for display, path in files:
         found, problems = decode_document(
             display, path.name if path else "", _read(display, path, stdin)
         )
         documents.extend(found)
         diagnostics.extend(problems)
     tools, problems = tools_from(documents, fmt, namespace)
-    return LoadResult(tuple(tools), tuple(diagnostics + problems))
+    diagnostics.extend(problems)
+    if require_tools and not tools and not any(d.is_error for d in diagnostics):
+        where = files[0][0] if len(files) == 1 else ", ".join(sources)
+        diagnostics.append(Diagnostic(where, "", "no tool definitions found"))
+    return LoadResult(tuple(tools), tuple(diagnostics))
 
 
 def load_value(

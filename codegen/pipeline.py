@@ -59,9 +59,13 @@ def compile_sources(
     namespace: bool = False,
     stdin: BinaryIO | None = None,
     cache: ToolCache | None = None,
+    require_tools: bool = True,
 ) -> Compiled:
-    """Files, directories or `-` to the IR. Raises `UsageError` only for unreadable sources."""
-    loaded = load_sources(sources, fmt=fmt, namespace=namespace, stdin=stdin)
+    """Files, directories or `-` to the IR. Raises `UsageError` only for unreadable sources;
+    sources without a tool are an error unless `require_tools` is false."""
+    loaded = load_sources(
+        sources, fmt=fmt, namespace=namespace, stdin=stdin, require_tools=require_tools
+    )
     return compile_definitions(loaded.tools, loaded.diagnostics, cache)
 
 

@@ -44,19 +44,23 @@ def draft_of(schema: Any) -> tuple[str, str | None]:
 
 
 def check_unique_names(tools: Sequence[ToolDefinition]) -> list[Diagnostic]:
-    """A duplicate name is an error at every later definition, naming the first one."""
+    """A duplicate name is an error at every later definition, naming the first one. The
+    hint to use `--namespace` is given only where it would help: the tools are not
+    namespaced yet and come from different sources."""
     first: dict[str, ToolDefinition] = {}
     problems = []
     for tool in sorted(tools, key=lambda t: (t.source, t.pointer)):
         if tool.name in first:
             other = first[tool.name]
+            hint = ""
+            if tool.namespace is None and other.namespace is None and tool.source != other.source:
+                hint = " (--namespace prefixes each tool name with its source)"
             problems.append(
                 Diagnostic(
                     tool.source,
                     tool.pointer,
                     f"duplicate tool name {json.dumps(tool.name, ensure_ascii=False)}: also "
-                    f"defined at {other.source}:{other.pointer or '/'} (--namespace prefixes each "
-                    "tool name with its source)",
+                    f"defined at {other.source}:{other.pointer or '/'}{hint}",
                 )
             )
         else:

@@ -32,6 +32,7 @@ ALL_FILES = (
     "tools.prompt.typescript.md",
     "tools.catalog.md",
     "tools.catalog.json",
+    "tools.catalog.html",
 )
 
 TOOL = {
@@ -81,6 +82,7 @@ def test_build_writes_every_output_as_the_renderers_produce_it(
         "tools.prompt.typescript.md": render_sdk_section(catalog, "typescript"),
         "tools.catalog.md": render_catalog(catalog, "md", "typescript"),
         "tools.catalog.json": render_catalog(catalog, "json", "typescript"),
+        "tools.catalog.html": render_catalog(catalog, "html", "typescript"),
     }
     assert sorted(p.name for p in (project / "out").iterdir()) == sorted(expected)
     for name, text in expected.items():
@@ -111,7 +113,13 @@ def test_languages_and_module_name(project: Path, capsys: pytest.CaptureFixture[
     )
     assert status == 0 and "wrote out/api.py" in err
     names = sorted(p.name for p in (project / "out").iterdir())
-    assert names == ["api.catalog.json", "api.catalog.md", "api.prompt.python.md", "api.py"]
+    assert names == [
+        "api.catalog.html",
+        "api.catalog.json",
+        "api.catalog.md",
+        "api.prompt.python.md",
+        "api.py",
+    ]
     catalog = compile_sources(["tools"]).catalog
     assert catalog is not None
     # With only the Python SDK, the catalog spells types in Python.
@@ -120,7 +128,7 @@ def test_languages_and_module_name(project: Path, capsys: pytest.CaptureFixture[
     )
     status, _, err = run(capsys, "build", "tools", "-o", "out2", "--lang", "typescript,python")
     assert status == 0 and err.splitlines()[0] == "wrote out2/tools.py"
-    assert len(list((project / "out2").iterdir())) == 6
+    assert len(list((project / "out2").iterdir())) == 7
 
 
 @pytest.mark.parametrize(
@@ -167,7 +175,7 @@ def test_check_passes_when_current_and_prints_a_diff_otherwise(
     assert run(capsys, "build", "tools", "-o", "out")[0] == 0
     status, out, err = run(capsys, "build", "tools", "-o", "out", "--check")
     assert (status, out) == (0, "")
-    assert "all 6 generated files are up to date" in err
+    assert "all 7 generated files are up to date" in err
 
     before = {p.name: p.read_bytes() for p in (project / "out").iterdir()}
     files = project / "tools" / "files.json"
@@ -177,7 +185,7 @@ def test_check_passes_when_current_and_prints_a_diff_otherwise(
     assert "--- a/out/tools.py\n+++ b/out/tools.py\n@@ " in out
     assert '-        """Read a file."""\n+        """Read one file."""\n' in out
     assert "outdated out/tools.py" in err
-    assert "of 6 generated files are out of date" in err
+    assert "of 7 generated files are out of date" in err
     assert {p.name: p.read_bytes() for p in (project / "out").iterdir()} == before
 
     # The diff is a real patch: applying it makes the check pass.
@@ -204,7 +212,7 @@ def test_pyproject_table_drives_a_build_without_arguments(
     configure(
         project,
         'sources = ["tools"]\nout = "generated"\nlanguages = ["typescript"]\n'
-        'module = "agent_tools"\nnamespace = true\nformat = "auto"\n',
+        'module = "agent_tools"\nnamespace = true\ninput_format = "auto"\n',
     )
     # Run from a subdirectory: the table's paths are relative to the pyproject.toml.
     (project / "src" / "deep").mkdir(parents=True)
@@ -215,6 +223,7 @@ def test_pyproject_table_drives_a_build_without_arguments(
     assert f"using [tool.codegen] from {project.as_posix()}/pyproject.toml" in err
     written = sorted(p.name for p in (project / "generated").iterdir())
     assert written == [
+        "agent_tools.catalog.html",
         "agent_tools.catalog.json",
         "agent_tools.catalog.md",
         "agent_tools.d.ts",
@@ -233,6 +242,7 @@ def test_pyproject_table_drives_a_build_without_arguments(
     status, _, err = run(capsys, "build", "tools/files.json", "-o", "elsewhere")
     assert status == 0
     assert sorted(p.name for p in (project / "elsewhere").iterdir()) == [
+        "agent_tools.catalog.html",
         "agent_tools.catalog.json",
         "agent_tools.catalog.md",
         "agent_tools.d.ts",
@@ -289,8 +299,8 @@ def test_missing_settings_are_usage_errors(
             "expected a boolean, got a string",
         ),
         (
-            'sources = ["tools"]\nout = "out"\nformat = "xml"\n',
-            "format",
+            'sources = ["tools"]\nout = "out"\ninput_format = "xml"\n',
+            "input_format",
             "unknown input format 'xml'",
         ),
         (
@@ -299,6 +309,16 @@ def test_missing_settings_are_usage_errors(
             "unknown sandbox 'docker'",
         ),
         ('sources = ["tools"]\nout = "out"\noutput = "x"\n', "output", "unknown key 'output'"),
+        (
+            'sources = ["tools"]\nout = "out"\ncatalogs = ["pdf"]\n',
+            "catalogs",
+            "unknown catalog format 'pdf' (known: md, json, html)",
+        ),
+        (
+            'sources = ["tools"]\nout = "out"\nformat = "mcp"\ninput_format = "mcp"\n',
+            "'format' and 'input_format' both given",
+            "keep 'input_format'",
+        ),
     ],
 )
 def test_a_bad_table_is_a_usage_error_naming_the_key(
@@ -436,3 +456,43 @@ def test_the_sandbox_setting_is_read_from_the_table(tmp_path: Path) -> None:
     path.write_text('[tool.codegen]\nsandbox = "namespaces"\n')
     config = load_config(path)
     assert config is not None and config.sandbox == "namespaces"
+
+
+def test_catalogs_setting_chooses_the_docs_catalogs(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """All three catalogs by default; `--catalogs` or `catalogs = [...]` picks some or none."""
+    status, _, err = run(capsys, "build", "tools", "-o", "out", "--catalogs", "html,md")
+    assert status == 0, err
+    assert sorted(p.name for p in (project / "out").glob("*.catalog.*")) == [
+        "tools.catalog.html",
+        "tools.catalog.md",
+    ]
+    html = (project / "out" / "tools.catalog.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "read_file" in html
+    status, _, err = run(capsys, "build", "tools", "-o", "none", "--catalogs", "")
+    assert status == 0, err
+    assert not list((project / "none").glob("*.catalog.*"))
+    configure(project, 'sources = ["tools"]\nout = "table"\ncatalogs = ["json"]\n')
+    status, _, err = run(capsys, "build")
+    assert status == 0, err
+    assert [p.name for p in (project / "table").glob("*.catalog.*")] == ["tools.catalog.json"]
+    status, _, err = run(capsys, "build", "--catalogs", "pdf")
+    assert status == 2 and "unknown catalog format 'pdf'" in err
+
+
+def test_the_old_format_key_and_flag_still_work_with_a_warning(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configure(project, 'sources = ["tools"]\nout = "out"\nformat = "mcp"\n')
+    status, _, err = run(capsys, "build")
+    assert status == 0, err
+    assert "[tool.codegen] 'format' is deprecated; name it 'input_format'" in err
+    status, _, err = run(capsys, "build", "--format", "mcp", "-q")
+    assert status == 0
+    assert (
+        err
+        == "codegen build: warning: --format for the input format is deprecated; use --input-format mcp\n"
+    )
+    status, _, err = run(capsys, "build", "--input-format", "openai", "-q")
+    assert status == 1 and "not a tool in the 'openai' format" in err

@@ -24,7 +24,7 @@ SNAPSHOT_CASES = ("nested_objects", "union_discriminated")
 
 
 def catalog(case: str) -> ir.Catalog:
-    compiled = compile_sources([str(SCHEMAS / f"{case}.json")])
+    compiled = compile_sources([str(SCHEMAS / f"{case}.json")], require_tools=False)
     assert compiled.catalog is not None
     return compiled.catalog
 

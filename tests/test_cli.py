@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -126,3 +127,154 @@ def test_help_documents_exit_codes() -> None:
     assert result.returncode == 0
     text = result.stdout.decode()
     assert "exit status" in text and "2  bad usage" in text
+
+
+# --- what a new user runs into --------------------------------------------------------------
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return status, out, err
+
+
+def test_an_empty_directory_is_an_error_not_an_empty_sdk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "notes.txt").write_text("not a definition")
+    for command in (["sdk", "--lang", "python"], ["build", "-o", str(tmp_path / "out")]):
+        status, out, err = cli(capsys, command[0], str(tmp_path / "tools"), *command[1:])
+        assert status == 1 and out == ""
+        assert f"{tmp_path / 'tools'}:: error: no .json, .jsonl, .yaml or .yml files" in err
+    assert not (tmp_path / "out").exists()
+    # A file whose tool list is empty is no SDK either.
+    (tmp_path / "none.json").write_text('{"tools": []}')
+    status, out, err = cli(capsys, "sdk", str(tmp_path / "none.json"), "--lang", "typescript")
+    assert (status, out) == (1, "")
+    assert err == f"{tmp_path / 'none.json'}:: error: no tool definitions found\n"
+    # ...but one side of a diff may hold nothing: every tool is then added.
+    (tmp_path / "new.json").write_text(
+        '{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}'
+    )
+    status, out, _ = cli(capsys, "diff", str(tmp_path / "tools"), str(tmp_path / "new.json"))
+    assert status == 0 and "a" in out
+
+
+def test_a_file_in_no_known_format_is_an_error_naming_the_formats(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    package = tmp_path / "package.json"
+    package.write_text('{"name": "demo", "version": "1.0.0", "dependencies": {}}')
+    status, out, err = cli(capsys, "validate", str(package))
+    assert status == 1
+    assert out == (
+        f"{package}:: error: not a tool definition in any known format "
+        "(mcp, openai, anthropic, bfcl, tooluniverse): an object with keys "
+        "'dependencies', 'name', 'version'\n"
+    )
+    assert err == "0 tools: 1 error, 0 warnings\n"
+    # A bare MCP tool (a name, a description, no schema) is still a tool that takes nothing.
+    bare = tmp_path / "bare.json"
+    bare.write_text('{"name": "ping", "description": "Ping.", "_meta": {}}')
+    status, out, _ = cli(capsys, "validate", str(bare))
+    assert status == 0 and "no inputSchema; the tool takes an empty object" in out
+
+
+def test_bfcl_json_lines_with_input_schema_keys_are_detected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """BFCL's dialect under Anthropic's key: recognised by a type only BFCL spells, at the
+    root or deeper, so the records compile instead of failing meta-schema validation."""
+    records = [
+        {
+            "name": "convert",
+            "description": "Convert.",
+            "input_schema": {
+                "type": "dict",
+                "properties": {"amount": {"type": "float"}},
+                "required": ["amount"],
+            },
+        },
+        {
+            "name": "average",
+            "description": "Average.",
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "values": {"type": "array", "items": {"type": "float"}},
+                    "mode": {"type": "string", "enum": [{"type": "dict"}], "optional": True},
+                },
+            },
+        },
+        {
+            "name": "plain",
+            "description": "An Anthropic tool.",
+            "input_schema": {"type": "object", "properties": {"type": {"type": "string"}}},
+        },
+    ]
+    source = tmp_path / "bfcl.jsonl"
+    source.write_text("".join(json.dumps(record) + "\n" for record in records))
+    status, out, err = cli(capsys, "validate", str(source))
+    assert (status, out) == (0, ""), out
+    assert err == "3 tools: 0 errors, 0 warnings\n"
+    status, out, _ = cli(capsys, "sdk", str(source), "--lang", "python")
+    assert status == 0
+    assert "    amount: float\n" in out
+    assert "    values: NotRequired[list[float]]\n" in out
+    # An Anthropic tool with a JSON-Schema mistake stays Anthropic and its error says so.
+    source.write_text(
+        json.dumps(
+            {"name": "x", "input_schema": {"type": "object", "properties": {"n": {"type": 5}}}}
+        )
+    )
+    status, out, _ = cli(capsys, "validate", str(source))
+    assert status == 1 and "/input_schema/properties/n/type: error:" in out
+
+
+def test_duplicate_names_suggest_namespace_only_when_it_would_help(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tool = '{"name": "echo", "inputSchema": {"type": "object"}}'
+    (tmp_path / "a.json").write_text(f'{{"tools": [{tool}]}}')
+    (tmp_path / "b.json").write_text(f'{{"tools": [{tool}]}}')
+    (tmp_path / "twice.json").write_text(f'{{"tools": [{tool}, {tool}]}}')
+    hint = "--namespace prefixes each tool name"
+    status, out, _ = cli(capsys, "validate", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert status == 1 and hint in out
+    status, out, _ = cli(capsys, "validate", "--namespace", str(tmp_path / "twice.json"))
+    assert status == 1
+    assert 'duplicate tool name "twice__echo": also defined at' in out
+    assert hint not in out
+
+
+@pytest.mark.parametrize("command", ["validate", "sdk", "prompt", "catalog", "build", "diff"])
+def test_input_format_is_spelled_the_same_on_every_command(command: str) -> None:
+    result = run_cli(command, "--help")
+    assert result.returncode == 0
+    assert "--input-format {auto,mcp,openai,anthropic,bfcl,tooluniverse}" in " ".join(
+        result.stdout.decode().split()
+    )
+
+
+def test_format_names_the_output_format_and_the_old_input_spelling_warns(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    source = str(SCHEMAS / "openai_tools.json")
+    status, out, err = cli(
+        capsys, "catalog", source, "--format", "json", "--input-format", "openai"
+    )
+    assert status == 0 and out.startswith("{") and err == ""
+    status, new_out, err = cli(
+        capsys, "sdk", source, "--lang", "python", "--input-format", "openai"
+    )
+    assert status == 0 and err == ""
+    status, old_out, err = cli(capsys, "sdk", source, "--lang", "python", "--format", "openai")
+    assert status == 0 and old_out == new_out
+    assert err == (
+        "codegen sdk: warning: --format for the input format is deprecated; "
+        "use --input-format openai\n"
+    )
+    status, _, err = cli(capsys, "catalog", source, "--format", "openai")
+    assert status == 2 and "invalid choice: 'openai'" in err

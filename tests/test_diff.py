@@ -336,7 +336,7 @@ def test_every_pair_of_golden_schemas_compares_without_error() -> None:
 
     catalogs = []
     for path in sorted((ROOT / "schemas").glob("*.json")):
-        catalog = compile_sources([str(path)]).catalog
+        catalog = compile_sources([str(path)], require_tools=False).catalog
         assert catalog is not None
         tools = tuple(replace(tool, name=f"t{i}") for i, tool in enumerate(catalog.tools))
         catalogs.append(ir.Catalog(tools))

@@ -225,7 +225,7 @@ def _harvested(directory: Path) -> list[Path]:
 def _catalogs(directory: Path) -> dict[str, ir.Catalog]:
     catalogs: dict[str, ir.Catalog] = {}
     for path in CORPUS_FILES:
-        compiled = compile_sources([str(path)])
+        compiled = compile_sources([str(path)], require_tools=False)
         assert compiled.catalog is not None, path
         if compiled.catalog.tools:
             catalogs[_module_name("corpus", path.stem)] = compiled.catalog
@@ -236,7 +236,7 @@ def _catalogs(directory: Path) -> dict[str, ir.Catalog]:
         catalogs[_module_name("namespaced", folder.name)] = compiled.catalog
     harvested = _harvested(directory)
     for path in harvested:
-        compiled = compile_sources([str(path)])
+        compiled = compile_sources([str(path)], require_tools=False)
         assert compiled.catalog is not None, path
         catalogs[_module_name("sdk", path.stem)] = compiled.catalog
     together = compile_sources([str(path) for path in harvested], namespace=True)

@@ -50,7 +50,7 @@ NPM_HINT = "run `npm ci` in the repository root (Node 20) to install typescript 
 
 @cache
 def file_catalog(path: Path) -> ir.Catalog:
-    compiled = compile_sources([str(path)])
+    compiled = compile_sources([str(path)], require_tools=False)
     assert compiled.catalog is not None, compiled.errors
     return compiled.catalog
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from .. import ir
 from ..errors import UsageError
+from ..render.catalog import CATALOG_FORMATS
 from ..render.targets import TARGET_NAMES, TARGETS
 from .config import (
     DEFAULT_MODULE,
@@ -31,6 +32,7 @@ from .config import (
     check_module,
     display_path,
     find_config,
+    parse_catalogs,
     parse_languages,
 )
 from .progress import Console
@@ -52,6 +54,7 @@ class BuildSettings:
     namespace: bool = False
     input_format: str = "auto"
     cache: Path | None = None
+    catalogs: tuple[str, ...] = CATALOG_FORMATS
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,15 +102,23 @@ def resolve_settings(args: argparse.Namespace, config: ProjectConfig | None) -> 
         namespace = bool(config.namespace) if config is not None else False
     if args.input_format is not None:
         input_format = check_format(args.input_format)
-    elif config is not None and config.format is not None:
-        input_format = config.format
+    elif config is not None and config.input_format is not None:
+        input_format = config.input_format
     else:
         input_format = "auto"
     if args.cache is not None:
         cache: Path | None = Path(args.cache)
     else:
         cache = config.cache if config is not None else None
-    return BuildSettings(sources, out, languages, module, namespace, input_format, cache)
+    if args.catalogs is not None:
+        catalogs = parse_catalogs(
+            [name.strip() for name in args.catalogs.split(",") if name.strip()]
+        )
+    elif config is not None and config.catalogs is not None:
+        catalogs = config.catalogs
+    else:
+        catalogs = CATALOG_FORMATS
+    return BuildSettings(sources, out, languages, module, namespace, input_format, cache, catalogs)
 
 
 def output_plan(
@@ -127,7 +138,7 @@ def output_plan(
         plan.append((f"{name}.prompt.{target.name}.md", partial(_with_memo, target.section, memo)))
     # The catalogs spell types in TypeScript unless only the Python SDK is built.
     spelling = "typescript" if "typescript" in settings.languages else "python"
-    for fmt in ("md", "json"):
+    for fmt in settings.catalogs:
         plan.append((f"{name}.catalog.{fmt}", partial(render_catalog, fmt=fmt, language=spelling)))
     return plan
 
@@ -233,6 +244,8 @@ def run_build(args: argparse.Namespace) -> int:
     config = find_config()
     if config is not None:
         console.detail(f"using [tool.codegen] from {display_path(config.path)}")
+        for warning in config.warnings:
+            console.note(warning)
     settings = resolve_settings(args, config)
     started = time.monotonic()
     console.progress.update(f"compiling {', '.join(settings.sources)}", force=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..render.catalog import CATALOG_FORMATS
 from ..render.targets import TARGET_NAMES
 
 TABLE = "tool.codegen"
@@ -32,12 +33,15 @@ _KEYS = (
     "languages",
     "module",
     "namespace",
-    "format",
+    "input_format",
+    "catalogs",
     "cache",
     "sandbox",
     "serve",
 )
 """`serve` is the `codegen serve` table, read by `codegen.serve.config`."""
+_DEPRECATED_KEYS = {"format": "input_format"}
+"""Old key: its new name. The old one still works, with a warning."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +55,15 @@ class ProjectConfig:
     languages: tuple[str, ...] | None = None
     module: str | None = None
     namespace: bool | None = None
-    format: str | None = None
+    input_format: str | None = None
+    catalogs: tuple[str, ...] | None = None
+    """Which docs catalogs `codegen build` writes (`md`, `json`, `html`)."""
     cache: Path | None = None
     sandbox: str | None = None
     """How run_code programs are contained where this project starts runs (see
     `codegen.codemode.sandbox`): "auto", "bubblewrap", "namespaces" or "none"."""
+    warnings: tuple[str, ...] = ()
+    """Deprecated spellings the table uses, for the command to print."""
 
 
 def find_config(start: Path | None = None) -> ProjectConfig | None:
@@ -91,8 +99,18 @@ def load_config(path: Path) -> ProjectConfig | None:
 
 def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     """Check every key and value of the table; the first problem is a `UsageError`."""
+    warnings = []
     for key in table:
-        if key not in _KEYS:
+        if key in _DEPRECATED_KEYS:
+            new_key = _DEPRECATED_KEYS[key]
+            if new_key in table:
+                raise UsageError(
+                    f"{path}: [{TABLE}] {key!r} and {new_key!r} both given; keep {new_key!r}"
+                )
+            warnings.append(
+                f"{path}: warning: [{TABLE}] {key!r} is deprecated; name it {new_key!r}"
+            )
+        elif key not in _KEYS:
             known = ", ".join(_KEYS)
             raise UsageError(f"{path}: [{TABLE}] unknown key {key!r} (known: {known})")
     base = path.parent
@@ -101,7 +119,9 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     languages = table.get("languages")
     module = table.get("module")
     namespace = table.get("namespace")
-    fmt = table.get("format")
+    fmt_key = "format" if "format" in table else "input_format"
+    fmt = table.get(fmt_key)
+    catalogs = table.get("catalogs")
     cache = table.get("cache")
     sandbox = table.get("sandbox")
     return ProjectConfig(
@@ -119,9 +139,17 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
         ),
         module=None if module is None else check_module(_string(module, "module", path), path),
         namespace=None if namespace is None else _boolean(namespace, "namespace", path),
-        format=None if fmt is None else check_format(_string(fmt, "format", path), path),
+        input_format=(
+            None if fmt is None else check_format(_string(fmt, fmt_key, path), path, fmt_key)
+        ),
+        catalogs=(
+            None
+            if catalogs is None
+            else parse_catalogs(_strings(catalogs, "catalogs", path, nonempty=False), path)
+        ),
         cache=None if cache is None else base / _string(cache, "cache", path),
         sandbox=None if sandbox is None else check_sandbox(_string(sandbox, "sandbox", path), path),
+        warnings=tuple(warnings),
     )
 
 
@@ -160,15 +188,29 @@ def check_module(name: str, where: Path | None = None) -> str:
     return name
 
 
-def check_format(name: str, where: Path | None = None) -> str:
+def check_format(name: str, where: Path | None = None, key: str = "input_format") -> str:
     from ..formats import INPUT_FORMATS
 
     known = ("auto", *INPUT_FORMATS)
     if name not in known:
         raise UsageError(
-            f"{_where(where, 'format')}unknown input format {name!r} (known: {', '.join(known)})"
+            f"{_where(where, key)}unknown input format {name!r} (known: {', '.join(known)})"
         )
     return name
+
+
+def parse_catalogs(
+    names: list[str] | tuple[str, ...], where: Path | None = None
+) -> tuple[str, ...]:
+    """Known catalog formats in output order, duplicates removed; none is allowed (no
+    catalogs written)."""
+    for name in names:
+        if name not in CATALOG_FORMATS:
+            known = ", ".join(CATALOG_FORMATS)
+            raise UsageError(
+                f"{_where(where, 'catalogs')}unknown catalog format {name!r} (known: {known})"
+            )
+    return tuple(fmt for fmt in CATALOG_FORMATS if fmt in names)
 
 
 def display_path(path: Path) -> str:

@@ -718,16 +718,22 @@ def run_diff(args: argparse.Namespace) -> int:
     started = time.monotonic()
     if args.git is None:
         console.progress.update(f"compiling {sources[0]}", force=True)
-        old = compile_sources([sources[0]], fmt=args.input_format, namespace=args.namespace)
+        old = compile_sources(
+            [sources[0]], fmt=args.input_format, namespace=args.namespace, require_tools=False
+        )
         console.progress.update(f"compiling {sources[1]}", force=True)
-        new = compile_sources([sources[1]], fmt=args.input_format, namespace=args.namespace)
+        new = compile_sources(
+            [sources[1]], fmt=args.input_format, namespace=args.namespace, require_tools=False
+        )
     else:
         from .gitrev import compile_at_revision
 
         console.progress.update(f"compiling {', '.join(sources)} at {args.git}", force=True)
         old = compile_at_revision(args.git, sources, args.input_format, args.namespace)
         console.progress.update(f"compiling {', '.join(sources)}", force=True)
-        new = compile_sources(sources, fmt=args.input_format, namespace=args.namespace)
+        new = compile_sources(
+            sources, fmt=args.input_format, namespace=args.namespace, require_tools=False
+        )
     console.diagnostics((*old.diagnostics, *new.diagnostics))
     if old.catalog is None or new.catalog is None:
         errors = len(old.errors) + len(new.errors)
