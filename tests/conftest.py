@@ -78,3 +78,22 @@ def golden(snapshot: Any) -> Any:
         return snapshot.use_extension(golden_extension(target, extension, name))
 
     return use
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Run the suite (or any set of directories) on every core by default, as `-n auto`
+    would; a run of single files or tests stays in one process, where starting workers
+    would cost more than it saves. Serial too when asked (`-n 0`, `-p no:xdist`), under
+    `--pdb`, and when rewriting snapshots (`--snapshot-update` must see every test of a
+    snapshot file in one process)."""
+    if (
+        config.pluginmanager.hasplugin("xdist")
+        and config.getoption("numprocesses", None) is None
+        and not hasattr(config, "workerinput")
+        and "PYTEST_XDIST_WORKER" not in os.environ
+        and not config.getoption("usepdb", False)
+        and not config.getoption("update_snapshots", False)
+        and all(Path(arg.partition("::")[0]).is_dir() for arg in config.args)
+    ):
+        config.option.numprocesses = "auto"

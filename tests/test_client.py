@@ -520,7 +520,7 @@ def test_errors_are_the_sdks_tool_call_error_too(monkeypatch: pytest.MonkeyPatch
 
 def assert_gone(pids: list[int]) -> None:
     """Every pid ends within a few seconds (the SDK stops the server as it closes)."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while any(running(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     left = [pid for pid in pids if running(pid)]
@@ -665,6 +665,7 @@ def fenced(markdown: str, language: str) -> list[str]:
     return re.findall(rf"^```{language}\n(.*?)^```$", markdown, re.MULTILINE | re.DOTALL)
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs_and_type_checks(tmp_path: Path) -> None:
     assert EVERYTHING.exists(), "run `npm ci`: @modelcontextprotocol/server-everything"
     markdown = example_text()

@@ -35,6 +35,8 @@ import pytest
 from robustness_strategies import hostile_catalog
 from sdk_checks import PropertyFailure, check_value
 
+pytestmark = pytest.mark.slow  # rewrites the source once per escape rule and reruns the checks
+
 
 @dataclass(frozen=True)
 class Mutation:

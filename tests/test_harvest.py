@@ -44,7 +44,7 @@ def python(script: str, *args: str) -> list[str]:
 
 def assert_gone(pids: list[int]) -> None:
     """Every pid ends within a few seconds (killing is asynchronous)."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while any(running(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [pid for pid in pids if running(pid)], "processes left running"
@@ -54,6 +54,7 @@ def pids_from(path: Path) -> list[int]:
     return [int(word) for word in path.read_text().split()]
 
 
+@pytest.mark.slow
 def test_harvest_an_mcpserver_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "tools.json"
     status, stdout, err = harvest(
@@ -153,12 +154,11 @@ def test_server_everything(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_a_server_that_exits_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pid_file, out = tmp_path / "pids", tmp_path / "tools.json"
-    started = time.monotonic()
     status, _, err = harvest(
         capsys, "-o", str(out), "--timeout", "30", command=python("exits.py", str(pid_file))
     )
     assert status == 1
-    assert time.monotonic() - started < 20
+    # Noticed at once: waiting for the timeout would report "no answer within 30 s".
     assert "error: the server closed the connection" in err
     assert "the server's stderr ended with:\n  | exits.py: giving up before the handshake" in err
     assert not out.exists()
@@ -168,12 +168,12 @@ def test_a_server_that_exits_at_once(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_a_server_that_prints_garbage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pid_file, out = tmp_path / "pid", tmp_path / "tools.json"
-    started = time.monotonic()
     status, _, err = harvest(
         capsys, "-o", str(out), "--timeout", "30", command=python("garbage.py", str(pid_file))
     )
     assert status == 1
-    assert time.monotonic() - started < 20  # fails at once, not at the timeout
+    # Fails at once: waiting for the timeout would report "no answer within 30 s" instead.
+    assert "no answer within" not in err
     assert (
         "error: the server wrote something that is not a JSON-RPC message on stdout: "
         "'Welcome to my server! (this line is not JSON-RPC)'"
@@ -182,21 +182,22 @@ def test_a_server_that_prints_garbage(tmp_path: Path, capsys: pytest.CaptureFixt
     assert_gone(pids_from(pid_file))
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pid_file, out = tmp_path / "pids", tmp_path / "tools.json"
     started = time.monotonic()
     status, _, err = harvest(
         capsys, "-o", str(out), "--timeout", "3", command=python("hangs.py", str(pid_file))
     )
-    elapsed = time.monotonic() - started
     assert status == 1
-    assert 3 <= elapsed < 15
+    assert time.monotonic() - started >= 3  # not before the deadline (only a lower bound)
     assert "error: no answer within 3 s while waiting for the handshake" in err
     assert "  | hangs.py: thinking..." in err
     assert not out.exists()
     assert_gone(pids_from(pid_file))  # it ignores SIGTERM and its stdin: the group is killed
 
 
+@pytest.mark.slow
 def test_the_real_command_line_reports_a_broken_server_without_a_traceback(
     tmp_path: Path,
 ) -> None:

@@ -31,6 +31,8 @@ from codegen.render.typescript import render_typescript_sdk
 from conftest import FIXTURES
 from tsc import check_declarations
 
+pytestmark = pytest.mark.slow  # 2,291 schemas through both SDKs and both checkers
+
 SUITE = FIXTURES / "json-schema-test-suite" / "schemas.json"
 
 EXPECTED = {

@@ -226,6 +226,7 @@ def test_python_sections_parse_and_match_the_sdk() -> None:
         check_python_model(code, compiled.catalog)
 
 
+@pytest.mark.slow
 def test_typescript_sections_pass_tsc(tmp_path: Path) -> None:
     files = {}
     for path in [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES:

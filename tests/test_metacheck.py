@@ -45,6 +45,7 @@ def test_every_draft_compiles(draft: str) -> None:
     assert metacheck.compiled_check(draft) is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("draft", DRAFTS)
 def test_agrees_with_jsonschema_on_real_schemas(draft: str) -> None:
     for schema in real_schemas():

@@ -88,6 +88,7 @@ def test_origins_point_into_the_original_document() -> None:
     assert normalized.origin(arm["items"]) == "/tools/0/inputSchema/properties/a/items"
 
 
+@pytest.mark.slow
 def test_tree_walk_is_iterative() -> None:
     schema: dict[str, Any] = {"type": "string"}
     for _ in range(20_000):

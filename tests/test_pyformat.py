@@ -8,6 +8,7 @@ import ast
 from typing import Any
 
 import black
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,6 +48,7 @@ def _union(children: st.SearchStrategy[fmt.Expr]) -> st.SearchStrategy[fmt.Expr]
 exprs = st.recursive(atoms, lambda c: st.one_of(_subs(c), _union(c)), max_leaves=14)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     exprs,
@@ -126,6 +128,7 @@ hostile_text = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_text, hostile_text, hostile_text, hostile_text, hostile_text)
 def test_hostile_text_never_changes_the_module(

@@ -62,6 +62,7 @@ def test_at_least_25_golden_cases() -> None:
     assert len(GOLDEN_CASES) >= 25
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path",
     all_inputs(),
@@ -100,6 +101,7 @@ def test_mypy_strict_on_every_sdk(rendered_dir: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_pyright_strict_on_every_sdk(rendered_dir: Path) -> None:
     pyright = shutil.which("pyright") or str(Path(sys.executable).parent / "pyright")
     assert Path(pyright).exists(), "pyright is part of the test extra: pip install '.[test]'"
@@ -188,6 +190,7 @@ def test_a_recursive_alias_in_a_union_is_a_real_type(rendered_dir: Path) -> None
         del sys.modules[spec.name]
 
 
+@pytest.mark.slow
 def test_an_empty_property_name_passes_pyright(tmp_path: Path) -> None:
     """pyright rejects the key `""` in any TypedDict, so such an object is a map of its
     value types, its keys in comments; the module passes both checkers and imports."""
@@ -363,6 +366,7 @@ def _our_root(catalog: ir.Catalog, tool: ir.Tool) -> tuple[tuple[str, bool], ...
     return tuple((f.key, f.required) for f in named.fields)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[corpus_id(p) for p in CORPUS_FILES])
 def test_same_root_keys_as_datamodel_code_generator(path: Path) -> None:
     catalog = catalog_of(path)

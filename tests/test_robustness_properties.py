@@ -34,7 +34,10 @@ from sdk_checks import (
     tsc_failures,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
+pytestmark = [
+    pytest.mark.slow,  # Hypothesis over hundreds of hostile catalogs, tsc and black included
+    pytest.mark.filterwarnings("ignore:Generating overly large repr"),
+]
 """Strategies that nest each other have long reprs; Hypothesis warns when it builds one."""
 
 SETTINGS = settings(

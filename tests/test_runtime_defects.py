@@ -103,7 +103,7 @@ def live_children() -> list[psutil.Process]:
 def assert_no_worker_left(runtime: PythonRuntime) -> None:
     assert runtime.spawned, "no worker was started"
     for pid in runtime.spawned:
-        assert wait_until(lambda pid=pid: group_gone(pid), 10), f"worker group {pid} is alive"
+        assert wait_until(lambda pid=pid: group_gone(pid), 60), f"worker group {pid} is alive"
 
 
 def forge(line: bytes, then: str = "import time\ntime.sleep(3)\nreturn 'survived'") -> str:
@@ -180,10 +180,10 @@ def test_the_worker_reads_a_long_message_in_linear_time() -> None:
     try:
         future = loop.create_future()
         channel.pending[1] = future
-        deadline = time.monotonic() + 60
+        budget = time.process_time() + 60  # CPU seconds: a busy machine does not use them up
         while pipe.reads < len(chunks):
             channel.on_readable()
-            assert time.monotonic() < deadline, f"read {pipe.reads} of {len(chunks)} pieces"
+            assert time.process_time() < budget, f"read {pipe.reads} of {len(chunks)} pieces"
         assert future.result() == value
     finally:
         loop.close()
@@ -324,7 +324,7 @@ def test_a_killed_host_leaves_no_worker() -> None:
         assert not process_gone(worker), "the worker runs its program"
         host.send_signal(signal.SIGKILL)
         host.wait(30)
-        assert wait_until(lambda: process_gone(worker), 30), f"worker {worker} outlived its host"
+        assert wait_until(lambda: process_gone(worker), 60), f"worker {worker} outlived its host"
     finally:
         host.kill()
         host.wait(30)
@@ -387,6 +387,7 @@ FORGED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("line", [f[1] for f in FORGED], ids=[f[0] for f in FORGED])
 def test_forged_messages_are_invalid_output(line: str | bytes) -> None:
     tools, runtime = code_registry(RuntimeLimits(timeout=30))
@@ -559,7 +560,7 @@ def fd_count() -> int:
 async def quiesce() -> None:
     """Let deferred closes and reaping run."""
     current = asyncio.current_task()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         others = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
         if not others:
@@ -571,6 +572,7 @@ async def quiesce() -> None:
     await asyncio.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_cancelling_runs_at_any_point_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
     runtime = PythonRuntime(RuntimeLimits(timeout=30))
     problems: list[dict[str, Any]] = []
@@ -612,11 +614,12 @@ def test_cancelling_runs_at_any_point_leaks_nothing(caplog: pytest.LogCaptureFix
         before, after = run(scenario())
         gc.collect()
     assert after == before, f"{after - before} descriptors leaked"
-    assert wait_until(lambda: not live_children(), 20), f"workers left: {live_children()}"
+    assert wait_until(lambda: not live_children(), 60), f"workers left: {live_children()}"
     messages = [str(p.get("message")) for p in problems] + [r.getMessage() for r in caplog.records]
     assert messages == []
 
 
+@pytest.mark.slow
 def test_an_aborted_run_leaves_no_unretrieved_task_exception() -> None:
     tools, runtime = code_registry(RuntimeLimits(timeout=30))
     problems: list[dict[str, Any]] = []

@@ -112,6 +112,7 @@ def test_a_sandbox_that_cannot_start_fails_the_run_clearly(monkeypatch: pytest.M
         module._launcher.cache_clear()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_fork_loop_is_bounded_and_cleaned_up(sandbox: str) -> None:
     program = (
@@ -267,6 +268,7 @@ def test_file_size_is_limited(sandbox: str) -> None:
     assert outcome.kind in ("exception", "worker-exit"), text_of(outcome)
 
 
+@pytest.mark.slow
 def test_two_hundred_runs_leave_no_descriptor_and_no_process() -> None:
     async def many() -> list[Any]:
         runtime = PythonRuntime(RuntimeLimits(timeout=30))
@@ -291,6 +293,7 @@ def test_two_hundred_runs_leave_no_descriptor_and_no_process() -> None:
     assert_no_process_left()
 
 
+@pytest.mark.slow
 def test_fifty_concurrent_sandboxed_runs() -> None:
     async def together() -> list[Any]:
         runtime = PythonRuntime(RuntimeLimits(timeout=120))

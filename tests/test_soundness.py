@@ -49,6 +49,8 @@ from codegen.render.python import render_python_sdk
 from codegen.validate import draft_of
 from conftest import CORPUS, CORPUS_FILES, GOLDEN_CASES, SCHEMAS, corpus_id
 
+pytestmark = pytest.mark.slow  # every corpus SDK against generated instances
+
 DEGRADATIONS: dict[tuple[str, str], str] = {
     ("golden/type_inference", "infer"): (
         "a node without `type` takes the one type its keywords belong to (the case's own"

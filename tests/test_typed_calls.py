@@ -345,6 +345,8 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+pytestmark = pytest.mark.slow  # mypy and pyright over a caller module for every corpus tool
+
 
 class Open(TypedDict, extra_items=Any):
     a: int

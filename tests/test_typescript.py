@@ -390,6 +390,7 @@ def test_typescript_snapshot(case: str, golden: Any) -> None:
 # --- tsc --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file_id", FILE_IDS)
 def test_passes_tsc_strict(file_id: str, tsc_report: TscReport) -> None:
     assert tsc_report.results[file_id]["diagnostics"] == []
@@ -607,6 +608,7 @@ def test_tool_order_does_not_matter() -> None:
     assert render_typescript_sdk(value_catalog(hostile)) == render_typescript_sdk(hostile_catalog())
 
 
+@pytest.mark.slow
 def test_hash_seed_does_not_matter() -> None:
     """Set iteration order changes with PYTHONHASHSEED; no output may depend on it."""
     script = (
@@ -684,6 +686,7 @@ def _our_shape(tool: ir.Tool, types: dict[str, ir.NamedType]) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_args_shapes_match_jstt() -> None:
     node_tools("typescript", "json-schema-to-typescript")
     rows: list[tuple[str, dict[str, Any]]] = []

@@ -1,6 +1,64 @@
 """Code Mode: the model gets one tool, `run_code`, and writes a program against the SDK.
 
-This subpackage consumes the renderers; nothing in the generation pipeline imports it.
-`languages` holds the two dispatch tables (SDK section renderers and `run_code` flavors),
-`transport` the `run_code` tool definition.
+This subpackage consumes the renderers; nothing in the generation pipeline imports it. A
+host builds a `ToolRegistry` of `ToolSpec`s, mounts a code runtime (`PythonRuntime`), offers
+the model `wire_schemas()` and `assemble_prompt()`, and runs each call the model makes with
+`execute(ToolCall(...))`. `docs/codemode.md` is the guide. The names below are imported
+lazily, so `codegen prompt` does not load the runtime.
+
+The modules read top down: `specs`, `scopes`, `execution`, `policy` and `results` are data;
+`executor` runs one call through every policy; `bridge` runs a program and sends its calls
+back through the executor; `registry` assembles them all.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .execution import ToolCall, ToolContext
+    from .policy import Accept, Allow, ApprovalService, Ask, Block, Deny
+    from .prompt import PromptSection
+    from .python_runtime import PythonRuntime, RuntimeLimits
+    from .registry import ToolRegistry
+    from .results import ErrorCode, ToolResult
+    from .scopes import Scope
+    from .signals import AbortController
+    from .specs import CodeModeError, ToolSpec
+
+_LOCATIONS = {
+    "AbortController": "signals",
+    "Accept": "policy",
+    "Allow": "policy",
+    "ApprovalService": "policy",
+    "Ask": "policy",
+    "Block": "policy",
+    "CodeModeError": "specs",
+    "Deny": "policy",
+    "ErrorCode": "results",
+    "PromptSection": "prompt",
+    "PythonRuntime": "python_runtime",
+    "RuntimeLimits": "python_runtime",
+    "Scope": "scopes",
+    "ToolCall": "execution",
+    "ToolContext": "execution",
+    "ToolRegistry": "registry",
+    "ToolResult": "results",
+    "ToolSpec": "specs",
+}
+
+__all__ = sorted(_LOCATIONS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCATIONS:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LOCATIONS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .execution import Execution, ToolCall, ToolContext, mint_parent
+from .executor import Pending
 from .jsonvalue import NotJsonError, snapshot
 from .policy import maybe_await
 from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
@@ -176,8 +177,6 @@ class ProgramRun:
             await self._start(sub)
 
     async def _start(self, sub: _SubCall) -> None:
-        from .executor import Pending
-
         call = ToolCall(
             sub.name,
             sub.arguments,

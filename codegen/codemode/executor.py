@@ -22,12 +22,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .execution import Execution, ToolCall, ToolContext
 from .jsonvalue import NotJsonError, snapshot
-from .policy import Accept, Allow, Ask, Block, Deny, maybe_await
-from .registry import ToolRegistry, ToolSpec
+from .policy import (
+    Accept,
+    Allow,
+    ApprovalService,
+    AroundDispatch,
+    Ask,
+    Block,
+    Deny,
+    Observer,
+    maybe_await,
+)
 from .results import (
     ErrorCode,
     ToolResult,
@@ -40,8 +49,28 @@ from .results import (
 )
 from .signals import AbortController
 from .signals import aborted as is_aborted
+from .specs import ToolSpec
+
+if TYPE_CHECKING:
+    from .scopes import Scope
 
 log = logging.getLogger("codegen.codemode")
+
+
+class RegistryView(Protocol):
+    """What the executor reads from the registry (`registry.ToolRegistry` is the one): the
+    lookups that decide what runs, and the hooks that wrap and observe it."""
+
+    root: Scope
+    approval: ApprovalService | None
+    around_dispatch: list[AroundDispatch]
+    observers: list[Observer]
+
+    def get(self, name: str, scope: Scope | None = None) -> ToolSpec | None: ...
+
+    def resolve(self, name: str, scope: Scope | None, nested: bool) -> ToolSpec | None: ...
+
+    def collapses(self, name: str, scope: Scope | None, nested: bool) -> bool: ...
 
 
 class _Final(Exception):
@@ -55,7 +84,7 @@ class Pending:
     """One call split into its stages, so the run_code bridge can order them: `prepare`
     (stages 1-4), `dispatch` (5: the only stage calls may overlap in) and `commit` (6-7)."""
 
-    def __init__(self, registry: ToolRegistry, call: ToolCall) -> None:
+    def __init__(self, registry: RegistryView, call: ToolCall) -> None:
         self.registry = registry
         self.call = call
         self.scope = call.scope or registry.root
@@ -118,7 +147,7 @@ class Pending:
         return await _finish(self.registry, self.execution, self.finalize, result)
 
 
-async def execute(registry: ToolRegistry, call: ToolCall) -> ToolResult:
+async def execute(registry: RegistryView, call: ToolCall) -> ToolResult:
     pending = Pending(registry, call)
     early, final = await pending.prepare()
     if early is not None:
@@ -130,7 +159,7 @@ async def execute(registry: ToolRegistry, call: ToolCall) -> ToolResult:
 # --- policy ------------------------------------------------------------------------------
 
 
-async def _policy(registry: ToolRegistry, execution: Execution) -> ToolResult | None:
+async def _policy(registry: RegistryView, execution: Execution) -> ToolResult | None:
     """None to go on, or the result of a denial."""
     assert execution.scope is not None
     for scope in execution.scope.chain():
@@ -166,7 +195,7 @@ async def _policy(registry: ToolRegistry, execution: Execution) -> ToolResult | 
 
 
 async def _approve(
-    registry: ToolRegistry, execution: Execution, reason: str | None
+    registry: RegistryView, execution: Execution, reason: str | None
 ) -> ToolResult | None:
     name = execution.name
     if registry.approval is None:
@@ -197,7 +226,7 @@ def _denied(execution: Execution, reason: str) -> ToolResult:
 # --- dispatch ----------------------------------------------------------------------------
 
 
-async def _dispatch(registry: ToolRegistry, execution: Execution) -> ToolResult:
+async def _dispatch(registry: RegistryView, execution: Execution) -> ToolResult:
     spec = registry.resolve(execution.name, execution.scope, execution.nested)
     if spec is None or spec.handler is None:
         return unknown_tool(execution.call_id, execution.name, collapsed=False)
@@ -340,7 +369,7 @@ def checked_output(spec: ToolSpec, execution: Execution, value: Any) -> ToolResu
 
 
 async def _post_execute(
-    registry: ToolRegistry, execution: Execution, result: ToolResult
+    registry: RegistryView, execution: Execution, result: ToolResult
 ) -> ToolResult:
     assert execution.scope is not None
     for scope in execution.scope.chain():
@@ -377,7 +406,7 @@ def _replace_content(result: ToolResult, content: str) -> ToolResult:
 
 
 async def _finish(
-    registry: ToolRegistry, execution: Execution | None, finalize: Any, result: ToolResult
+    registry: RegistryView, execution: Execution | None, finalize: Any, result: ToolResult
 ) -> ToolResult:
     """`finalize_content` once, then every observer; their failures are contained."""
     if finalize is not None:

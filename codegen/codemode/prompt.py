@@ -12,13 +12,27 @@ always give the same bytes.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .languages import sdk_renderer
 
 if TYPE_CHECKING:
-    from .registry import ToolRegistry
+    from .. import ir
     from .scopes import Scope
+
+
+class PromptHost(Protocol):
+    """What assembling a prompt reads from the registry (`ToolRegistry` is one)."""
+
+    def mode_for(self, scope: Scope | None) -> str: ...
+
+    def require_runtime(self, scope: Scope | None = None) -> Any: ...
+
+    def sdk_catalog(self, scope: Scope | None = None) -> ir.Catalog: ...
+
 
 CODE_ONLY = (
     "Only one tool can be called directly in this session: run_code. Every other tool is "
@@ -30,7 +44,7 @@ CODE_ONLY = (
 
 @dataclass(frozen=True)
 class PromptContext:
-    registry: ToolRegistry
+    registry: PromptHost
     scope: Scope
     mode: str
 
@@ -67,8 +81,6 @@ def _sdk(context: PromptContext) -> str:
     if context.mode == "native":
         return ""
     runtime = context.registry.require_runtime(context.scope)
-    from .languages import sdk_renderer
-
     return sdk_renderer(runtime.language)(context.registry.sdk_catalog(context.scope))
 
 
@@ -89,9 +101,19 @@ BUILT_IN = (
 
 
 class PromptAssembler:
-    def __init__(self, registry: ToolRegistry) -> None:
+    """The sections of every scope, and the listeners that reshape an assembled list."""
+
+    def __init__(self, registry: PromptHost) -> None:
         self.registry = registry
         self.listeners: list[AssembleListener] = [drop_direct_call_guidance]
+        self._own: weakref.WeakKeyDictionary[Scope, dict[str, PromptSection]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Each scope's own sections by id; a scope that is dropped takes its along."""
+
+    def add(self, section: PromptSection, scope: Scope) -> None:
+        """A section for `scope` and its descendants; it replaces one with the same id."""
+        self._own.setdefault(scope, {})[section.id] = section
 
     def add_listener(self, listener: AssembleListener) -> None:
         self.listeners.append(listener)
@@ -103,7 +125,7 @@ class PromptAssembler:
         context = PromptContext(self.registry, scope, mode)
         chosen: dict[str, PromptSection] = {s.id: s for s in BUILT_IN}
         for each in scope.chain():  # the nearest scope's section shadows the same id
-            chosen.update(each.sections)
+            chosen.update(self._own.get(each, {}))
         rendered = [
             RenderedSection(s.id, s.order, s.render(context), s.direct_call)
             for s in chosen.values()

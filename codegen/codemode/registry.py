@@ -20,56 +20,23 @@ call may only name `run_code`; a nested call (parent token set) may name every v
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from .. import ir
+from .bridge import present_run_output, run_code_handler
+from .execution import ToolCall
+from .executor import execute
 from .languages import run_code_flavor, sdk_renderer
 from .policy import ApprovalService, AroundDispatch, Guard, Observer, PostExecuteListener
 from .policy import PreExecuteListener as PreExecute
 from .prompt import PromptAssembler, PromptSection
 from .results import ToolResult
 from .scopes import MODES, Mode, Scope
+from .specs import CodeModeError, Handler, ToolSpec
 from .transport import RUN_CODE, run_code_tool
 
-Handler = Callable[[Any, Any], Awaitable[Any]]
-
-
-class CodeModeError(Exception):
-    """A misconfiguration the host must fix (not a tool failure a model can react to)."""
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """A registered tool: its definition plus the host-side callbacks."""
-
-    name: str
-    description: str = ""
-    input_schema: Any = field(default_factory=lambda: {"type": "object"})
-    output_schema: Any = None
-    handler: Handler | None = None
-    is_concurrency_safe: Callable[[Any], bool] | None = None
-    finalize_content: Callable[[str], str] | None = None
-    title: str | None = None
-    annotations: dict[str, Any] | None = None
-    present: Callable[[Any], str] | None = None
-    """How a successful value reads to the model (default: strings as they are, anything
-    else as indented JSON)."""
-
-    def definition(self) -> dict[str, Any]:
-        """The model-visible definition (MCP key names), a deep copy; callbacks never show."""
-        result: dict[str, Any] = {"name": self.name}
-        if self.title is not None:
-            result["title"] = self.title
-        result["description"] = self.description
-        result["inputSchema"] = copy.deepcopy(self.input_schema)
-        if self.output_schema is not None:
-            result["outputSchema"] = copy.deepcopy(self.output_schema)
-        if self.annotations is not None:
-            result["annotations"] = copy.deepcopy(self.annotations)
-        return result
+__all__ = ["CodeModeError", "Handler", "ToolRegistry", "ToolSpec"]
 
 
 class ToolRegistry:
@@ -181,7 +148,7 @@ class ToolRegistry:
         self.approval = service
 
     def add_section(self, section: PromptSection, scope: Scope | None = None) -> None:
-        (scope or self.root).sections[section.id] = section
+        self.prompt.add(section, scope or self.root)
 
     # --- views ---------------------------------------------------------------------------
 
@@ -208,8 +175,6 @@ class ToolRegistry:
         key = flavor.description
         if key not in self._run_code_specs:
             definition = run_code_tool(language)
-            from .bridge import present_run_output, run_code_handler
-
             self._run_code_specs[key] = ToolSpec(
                 name=RUN_CODE,
                 description=definition["description"],
@@ -284,7 +249,5 @@ class ToolRegistry:
             return None if nested else self.get(name, scope)
         return self.visible(scope).get(name)
 
-    async def execute(self, call: Any) -> ToolResult:
-        from .executor import execute
-
+    async def execute(self, call: ToolCall) -> ToolResult:
         return await execute(self, call)

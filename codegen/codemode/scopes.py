@@ -1,8 +1,9 @@
 """Scopes: the registry's root, agents, sessions. A scope inherits from its parent.
 
 Each scope may register its own tools, restrict what it inherits (allow or deny lists), set
-its own presentation mode (the nearest declaration wins), and add guards, listeners and
-prompt sections that apply to calls in it and in its descendants.
+its own presentation mode (the nearest declaration wins), and add guards and listeners that
+apply to calls in it and in its descendants (its prompt sections are kept by the registry's
+`PromptAssembler`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from .prompt import PromptSection
-    from .registry import ToolSpec
+    from .specs import ToolSpec
 
 Mode = Literal["native", "code", "both"]
 MODES: tuple[Mode, ...] = ("native", "code", "both")
@@ -30,7 +30,6 @@ class Scope:
     guards: list[Any] = field(default_factory=list)
     pre_execute: list[Any] = field(default_factory=list)
     post_execute: list[Any] = field(default_factory=list)
-    sections: dict[str, PromptSection] = field(default_factory=dict)
 
     def child(self, name: str) -> Scope:
         """A new scope that inherits from this one."""
