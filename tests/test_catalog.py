@@ -173,6 +173,7 @@ def run_chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_html_in_a_real_browser(tmp_path: Path) -> None:
     compiled = compile_sources(
         [

@@ -201,6 +201,7 @@ def test_width_table_matches_black() -> None:
         assert fmt.width(char) == str_width(char), hex(code)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     key=st.text(alphabet="ab-_.", min_size=1, max_size=140),

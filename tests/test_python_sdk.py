@@ -82,6 +82,7 @@ def test_black_fixed_point_and_structure(path: Path) -> None:
     check_python_model(model, catalog)
 
 
+@pytest.mark.slow
 def test_mypy_strict_on_every_sdk(rendered_dir: Path) -> None:
     result = subprocess.run(
         [
@@ -230,7 +231,7 @@ def _render_hashes(seed: str) -> str:
         "from codegen.pipeline import compile_sources\n"
         "from codegen.render.python import render_python_sdk\n"
         "for path in sys.argv[1:]:\n"
-        "    text = render_python_sdk(compile_sources([path]).catalog)\n"
+        "    text = render_python_sdk(compile_sources([path], require_tools=False).catalog)\n"
         "    print(hashlib.sha256(text.encode()).hexdigest())\n"
     )
     paths = [str(p) for p in all_inputs()[::3]]

@@ -165,6 +165,7 @@ class ChunkedPipe:
         return chunk
 
 
+@pytest.mark.slow
 def test_the_worker_reads_a_long_message_in_linear_time() -> None:
     # A 16 MB result arriving in 32-byte pieces: 524,288 reads. Appending each piece to one
     # growing buffer and searching all of it again touches about 4 TB (many minutes); a
@@ -233,6 +234,7 @@ def test_a_large_tool_result_reaches_the_program() -> None:
 # --- 3. and 4. pending calls: a live count, and a reused id is a protocol violation ----------
 
 
+@pytest.mark.slow
 def test_the_pending_call_table_holds_only_pending_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes: list[int] = []
     original = python_runtime._WorkerRun._call

@@ -36,6 +36,9 @@ from codegen.render.typescript import render_typescript_sdk
 from conftest import ROOT
 from tsc import check_declarations
 
+# Hostile sizes in fresh processes, and three type checkers on the widest outputs.
+pytestmark = pytest.mark.slow
+
 CPU_SECONDS = 60.0
 """Bound on one case's compile and render, in CPU seconds of the child (the 50,000-tool
 catalog needs about 5)."""
@@ -73,8 +76,6 @@ import hostile
 from codegen.pipeline import compile_value
 from codegen.render.python import render_python_sdk
 from codegen.render.typescript import render_typescript_sdk
-
-pytestmark = pytest.mark.slow  # hostile sizes in fresh processes, and three type checkers on the widest outputs
 
 value = hostile.shape(sys.argv[2], int(sys.argv[3]))
 start = time.process_time()

@@ -32,6 +32,8 @@ from codegen.render.pyformat import flat
 from codegen.render.python import py_literal, py_str, render_python_sdk, type_expr
 from conftest import CORPUS, CORPUS_FILES, FIXTURES, ROOT
 
+pytestmark = pytest.mark.slow  # mypy and pyright over a caller module for every corpus tool
+
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 WRONG_VALUE = 'b"wrong"'
 """A value no JSON type admits, so only `Any` accepts it."""
@@ -344,8 +346,6 @@ PEP_728_PROBE = """
 from typing import Any
 
 from typing_extensions import TypedDict
-
-pytestmark = pytest.mark.slow  # mypy and pyright over a caller module for every corpus tool
 
 
 class Open(TypedDict, extra_items=Any):

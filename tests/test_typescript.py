@@ -396,12 +396,14 @@ def test_passes_tsc_strict(file_id: str, tsc_report: TscReport) -> None:
     assert tsc_report.results[file_id]["diagnostics"] == []
 
 
+@pytest.mark.slow
 def test_harness_reports_errors(tsc_report: TscReport) -> None:
     """Each error of the control file is found, so a clean result means something."""
     codes = {re.search(r"TS\d+", line).group() for line in tsc_report.broken}  # type: ignore[union-attr]
     assert {"TS2411", "TS1109", "TS2456"} <= codes, tsc_report.broken
 
 
+@pytest.mark.slow
 def test_tsc_cli_agrees(tsc_report: TscReport) -> None:
     """The real command line passes the hostile file too (the harness is not laxer)."""
     cli = tsc_report.cli
@@ -416,6 +418,7 @@ def _declared(tsc_report: TscReport, file_id: str) -> list[dict[str, Any]]:
     return declarations
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file_id", FILE_IDS)
 def test_declared_types_are_the_ir_types(file_id: str, tsc_report: TscReport) -> None:
     """The parser finds exactly one declaration per IR named type, under its IR name, plus
@@ -423,6 +426,7 @@ def test_declared_types_are_the_ir_types(file_id: str, tsc_report: TscReport) ->
     check_declared_names(_declared(tsc_report, file_id), tsc_report.rendered[file_id].catalog)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file_id", FILE_IDS)
 def test_members_are_the_ir_fields(file_id: str, tsc_report: TscReport) -> None:
     """Read back by the TypeScript parser, every interface has the IR's keys (exact text,
@@ -432,6 +436,7 @@ def test_members_are_the_ir_fields(file_id: str, tsc_report: TscReport) -> None:
     check_declared_members(_declared(tsc_report, file_id), tsc_report.rendered[file_id].catalog)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("file_id", FILE_IDS)
 def test_robustness_checks(file_id: str, tsc_report: TscReport) -> None:
     """The checks every generated input must pass (`sdk_checks.check_typescript`): layout,
@@ -443,6 +448,7 @@ def test_robustness_checks(file_id: str, tsc_report: TscReport) -> None:
 # --- hostile text -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_hostile_text_stays_in_comments_and_strings(tsc_report: TscReport) -> None:
     rendered = tsc_report.rendered["hostile"]
     text, catalog = rendered.text, rendered.catalog

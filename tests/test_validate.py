@@ -74,6 +74,7 @@ def test_boolean_schemas_are_valid() -> None:
     assert check_schema(True, "f", "") == [] and check_schema(False, "f", "") == []
 
 
+@pytest.mark.slow
 def test_too_deep_schema_is_rejected_quickly() -> None:
     schema: dict = {"type": "string"}
     for _ in range(100_000):
