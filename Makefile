@@ -1,13 +1,18 @@
 # Developer shortcuts. The README's two quick-start commands need none of them.
 PYTHON ?= python3
 
-.PHONY: install test check snap lint typecheck
+.PHONY: install test fast check snap lint typecheck
 
 install:
 	$(PYTHON) -m pip install -e '.[test]'
 
+# The whole suite, on every core (tests/conftest.py turns on pytest-xdist for directories).
 test:
 	$(PYTHON) -m pytest
+
+# The daily loop: everything but the checks marked slow.
+fast:
+	$(PYTHON) -m pytest -m "not slow"
 
 # Everything CI runs, plus lint and the type check of the package itself.
 check: lint typecheck test

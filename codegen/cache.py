@@ -36,8 +36,9 @@ from typing import Any, TypeVar
 
 from . import ir
 from .build_ir import Prebuilt
-from .errors import Diagnostic
+from .errors import Diagnostic, UsageError
 from .model import ToolDefinition
+from .write import remove_file, write_bytes
 
 T = TypeVar("T")
 
@@ -305,20 +306,14 @@ class ToolCache:
         for key, slot in self._slots.items():
             if key[:2] in grouped:
                 grouped[key[:2]][key] = (slot.entry, slot.used)
-        folder.mkdir(parents=True, exist_ok=True)
         fingerprint = code_fingerprint()
         for shard, stored in sorted(grouped.items()):
             path = folder / f"{shard}.pickle"
             if not stored:
-                path.unlink(missing_ok=True)
+                remove_file(path)
                 continue
             data = pickle.dumps((fingerprint, stored), protocol=pickle.HIGHEST_PROTOCOL)
-            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            try:
-                temporary.write_bytes(data)
-                os.replace(temporary, path)
-            finally:
-                temporary.unlink(missing_ok=True)
+            write_bytes(path, data)
         self._dirty = set()
         return True
 
@@ -327,5 +322,5 @@ class ToolCache:
         costs speed, never the output."""
         try:
             self.save()
-        except OSError as exc:
-            sys.stderr.write(f"codegen: warning: cache not written: {exc.strerror or exc}\n")
+        except UsageError as error:
+            sys.stderr.write(f"codegen: warning: cache not written: {error}\n")

@@ -16,8 +16,13 @@ from .errors import UsageError
 
 def write_text(path: str | Path, text: str) -> bool:
     """Write `text` as UTF-8 to `path` atomically; returns False when it was already current."""
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: str | Path, data: bytes) -> bool:
+    """Write `data` to `path` atomically, creating its directory; returns False when the file
+    already held exactly these bytes (and was not touched). `UsageError` when it cannot."""
     target = Path(path)
-    data = text.encode("utf-8")
     try:
         if target.is_file() and target.read_bytes() == data:
             return False
@@ -42,3 +47,11 @@ def write_text(path: str | Path, text: str) -> bool:
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
     return True
+
+
+def remove_file(path: str | Path) -> None:
+    """Delete `path` if it exists; `UsageError` when it cannot."""
+    try:
+        Path(path).unlink(missing_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot remove: {exc.strerror or exc}") from None

@@ -193,6 +193,35 @@ def test_disk_round_trip_gives_the_same_bytes(tmp_path: Path) -> None:
     assert rendered(compiled, reader) == expected
 
 
+def test_an_interrupted_save_leaves_the_old_shards_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shards are written like every output (`write.write_bytes`: a temporary file renamed
+    over the old one), so a save that fails midway keeps what was there and leaves no
+    temporary file; `save_or_warn` turns the failure into a warning."""
+    import os
+
+    writer = ToolCache(tmp_path)
+    compile_definitions(definitions_of(COLLIDING), cache=writer)
+    assert writer.save() is True
+    before = {p.name: p.read_bytes() for p in (tmp_path / SHARDS).iterdir()}
+    compile_definitions(definitions_of({"name": "added", "inputSchema": obj()}), cache=writer)
+
+    def fail(source: Any, target: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    errors = io.StringIO()
+    with redirect_stderr(errors):
+        writer.save_or_warn()
+    assert "codegen: warning: cache not written: " in errors.getvalue()
+    assert "No space left on device" in errors.getvalue()
+    assert {p.name: p.read_bytes() for p in (tmp_path / SHARDS).iterdir()} == before
+    monkeypatch.undo()
+    assert writer.save() is True
+    assert len(ToolCache(tmp_path)) == len(COLLIDING) + 1
+
+
 @pytest.mark.parametrize(
     "content",
     [b"", b"not a pickle", pickle.dumps(("another build", {})), pickle.dumps([1, 2, 3])],

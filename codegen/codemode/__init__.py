@@ -47,7 +47,26 @@ _LOCATIONS = {
     "ToolSpec": "specs",
 }
 
-__all__ = sorted(_LOCATIONS)
+__all__ = [
+    "AbortController",
+    "Accept",
+    "Allow",
+    "ApprovalService",
+    "Ask",
+    "Block",
+    "CodeModeError",
+    "Deny",
+    "ErrorCode",
+    "PromptSection",
+    "PythonRuntime",
+    "RuntimeLimits",
+    "Scope",
+    "ToolCall",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSpec",
+]
 
 
 def __getattr__(name: str) -> Any:
