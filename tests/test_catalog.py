@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from codegen import ir
-from codegen.pipeline import compile_sources
+from codegen.pipeline import compile_sources, compile_value
 from codegen.render.catalog import anchor, render_catalog
 from conftest import CORPUS, GOLDEN_CASES, ROOT, SCHEMAS
 
@@ -141,6 +141,49 @@ def test_html_is_one_self_contained_file() -> None:
     tools = catalog("hostile_descriptions").tools
     assert [i for i in parser.ids] == [anchor(t.name) for t in tools]
     assert "<script>" not in text  # the description's </script> is escaped
+
+
+class _Text(html.parser.HTMLParser):
+    """Every text node and attribute value, as a browser decodes it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.texts.append(data)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.texts.extend(value for _, value in attrs if value)
+
+
+def test_html_escapes_every_value_exactly_once() -> None:
+    """The template autoescapes: markup in any tool text stays text, and nothing is escaped
+    twice (a hand-escaped value would read back as `&lt;` on the page)."""
+    hostile = '<b class="x">Tom\'s & Jerry\'s</b> </script><script>alert(1)</script>'
+    compiled = compile_value(
+        {
+            "name": "probe",
+            "title": hostile,
+            "description": hostile,
+            "annotations": {"note": hostile},
+            "inputSchema": {
+                "type": "object",
+                "properties": {"q": {"type": "string", "description": hostile, "default": "<&>"}},
+            },
+        }
+    )
+    assert compiled.catalog is not None
+    page = render_catalog(compiled.catalog, "html")
+    parser = _Structure()
+    parser.feed(page)
+    assert "script" not in parser.tags and "b" not in parser.tags
+    reader = _Text()
+    reader.feed(page)
+    texts = "\n".join(reader.texts)
+    assert texts.count(hostile) >= 3  # title (twice: contents and section), description, table
+    assert json.dumps(hostile) in texts  # the annotation's value, as JSON
+    assert "&lt;" not in texts and "&amp;" not in texts and "&#" not in texts
 
 
 def chromium() -> str:

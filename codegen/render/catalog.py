@@ -6,7 +6,7 @@ another SDK language is asked for. Works without a code runtime or a network, an
 deterministic like the SDKs: no timestamps, versions or paths.
 
 Tool text is untrusted: Markdown puts descriptions in fenced blocks longer than any backtick
-run they contain and escapes table cells; HTML escapes everything.
+run they contain and escapes table cells; the HTML template autoescapes every value.
 """
 
 from __future__ import annotations
@@ -261,46 +261,50 @@ def render_catalog_markdown(catalog: ir.Catalog, language: str = "typescript") -
 # --- HTML -------------------------------------------------------------------------------
 
 
-def _e(text: str) -> str:
-    """Escaped for HTML, on one line: a newline or tab in a name shows as `\\n` / `\\t`."""
-    return html.escape(escape_hidden(text.replace("\n", "\\n").replace("\t", "\\t")), quote=True)
+def _line(text: str) -> str:
+    """Text on one line: a newline or tab in a name shows as `\\n` / `\\t`, hidden
+    characters as visible escapes. The template escapes it for HTML (autoescape)."""
+    return escape_hidden(text.replace("\n", "\\n").replace("\t", "\\t"))
 
 
-def _e_block(text: str) -> str:
-    """Escaped for HTML, keeping line breaks (shown with `white-space: pre-wrap`)."""
-    return html.escape(escape_hidden(text), quote=True)
+def _block(text: str) -> str:
+    """Text keeping its line breaks (shown with `white-space: pre-wrap`), hidden characters
+    as visible escapes; the template escapes it for HTML."""
+    return escape_hidden(text)
 
 
 def _html_view(page: ToolPage) -> dict[str, Any]:
+    """Plain strings: the HTML template escapes every value it prints (autoescape), so no
+    text reaches the page unescaped and none is escaped twice."""
     return {
-        "name": _e(page.name),
-        "anchor": _e(page.anchor),
-        "title": _e(page.title) if page.title else None,
-        "description": _e_block(page.description) if page.description else None,
-        "annotations": [(_e(k), _e(json.dumps(v))) for k, v in page.annotations.items()]
+        "name": _line(page.name),
+        "anchor": _line(page.anchor),
+        "title": _line(page.title) if page.title else None,
+        "description": _block(page.description) if page.description else None,
+        "annotations": [(_line(k), _line(json.dumps(v))) for k, v in page.annotations.items()]
         if page.annotations
         else [],
-        "signature": _e(f"{page.args_type} -> {page.output_type}"),
+        "signature": _line(f"{page.args_type} -> {page.output_type}"),
         "groups": [
             (
-                _e(group),
+                _line(group),
                 [
                     (
-                        _e(r.name),
-                        _e(r.type),
+                        _line(r.name),
+                        _line(r.type),
                         "yes" if r.required else "no",
-                        _e(r.default or ""),
-                        _e(r.constraints),
-                        _e(r.description),
+                        _line(r.default or ""),
+                        _line(r.constraints),
+                        _line(r.description),
                     )
                     for r in rows
                 ],
             )
             for group, rows in page.parameter_groups
         ],
-        "types": _e_block(page.types),
-        "input_schema": _e_block(_json(page.input_schema)),
-        "output_schema": _e_block(_json(page.output_schema))
+        "types": _block(page.types),
+        "input_schema": _block(_json(page.input_schema)),
+        "output_schema": _block(_json(page.output_schema))
         if page.output_schema is not None
         else None,
     }
