@@ -63,7 +63,6 @@ _TOOLUNIVERSE = _Layout(
     "tooluniverse", ("name",), ("description",), ("parameter",), ("return_schema",)
 )
 
-_SCHEMA_KEYS = ("inputSchema", "input_schema", "parameters")
 _MCP_TOOL_KEYS = frozenset(
     ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons")
 )

@@ -36,17 +36,3 @@ class ToolDefinition:
     """The schemas came from `jsontext`, which refuses documents nested deeper than
     `MAX_NESTING`, so the pipeline need not measure their depth again."""
     extra: dict[str, JsonValue] = field(default_factory=dict, compare=False, hash=False)
-
-    def to_json(self) -> dict[str, JsonValue]:
-        """Our own format, with MCP key names; `None` fields are left out."""
-        result: dict[str, JsonValue] = {"name": self.name}
-        if self.title is not None:
-            result["title"] = self.title
-        if self.description is not None:
-            result["description"] = self.description
-        result["inputSchema"] = self.input_schema
-        if self.output_schema is not None:
-            result["outputSchema"] = self.output_schema
-        if self.annotations is not None:
-            result["annotations"] = self.annotations
-        return result

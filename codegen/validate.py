@@ -8,7 +8,7 @@ draft its `$schema` names (2020-12 when absent) with the `jsonschema` package.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -149,14 +149,3 @@ def _message(error: Any) -> str:
     if validator == "type":
         return f"value is not of type {json.dumps(error.validator_value)}"
     return message[: _MESSAGE_LIMIT - 3] + "..."
-
-
-def validate_definitions(tools: Iterable[ToolDefinition]) -> list[Diagnostic]:
-    """Uniqueness across the catalog and meta-schema checks of every schema."""
-    tools = list(tools)
-    problems = check_unique_names(tools)
-    for tool in tools:
-        problems.extend(check_schema(tool.input_schema, tool.source, tool.input_pointer))
-        if tool.output_schema is not None:
-            problems.extend(check_schema(tool.output_schema, tool.source, tool.output_pointer))
-    return problems

@@ -122,11 +122,3 @@ def snapshot(value: Any, *, freeze: bool = True) -> Any:
 def thaw(value: Any) -> Any:
     """A plain, mutable copy of a (frozen) JSON value."""
     return snapshot(value, freeze=False)
-
-
-def is_json(value: Any) -> bool:
-    try:
-        snapshot(value, freeze=False)
-    except NotJsonError:
-        return False
-    return True

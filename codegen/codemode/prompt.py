@@ -137,8 +137,3 @@ class PromptAssembler:
 
     def assemble(self, scope: Scope) -> str:
         return "\n\n".join(section.text for section in self.sections(scope))
-
-
-def sections_of(assembler: Any, scope: Scope) -> list[str]:
-    """The ids of the assembled sections, in order (for tests and debugging)."""
-    return [s.id for s in assembler.sections(scope)]

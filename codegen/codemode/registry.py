@@ -32,6 +32,7 @@ from .policy import ApprovalService, AroundDispatch, Guard, Observer, PostExecut
 from .policy import PreExecuteListener as PreExecute
 from .prompt import PromptAssembler, PromptSection
 from .results import ToolResult
+from .runtime import CodeRuntime
 from .scopes import MODES, Mode, Scope
 from .specs import CodeModeError, Handler, ToolSpec
 from .transport import RUN_CODE, run_code_tool
@@ -118,7 +119,7 @@ class ToolRegistry:
         scope.allow = frozenset(allow) if allow is not None else None
         scope.deny = frozenset(deny or ())
 
-    def mount_runtime(self, runtime: Any) -> None:
+    def mount_runtime(self, runtime: CodeRuntime) -> None:
         """Mount the code runtime (anything with a `language` and an async `run`)."""
         self.runtime = runtime
 
