@@ -96,6 +96,10 @@ RUN_CODE_FLAVORS: Mapping[str, RunCodeFlavor] = MappingProxyType(
 """The `run_code` texts of each render target, so the two tables always agree."""
 
 
+def known_languages() -> tuple[str, ...]:
+    return tuple(SDK_RENDERERS)
+
+
 def _lookup(table: Mapping[str, Any], language: object, label: str) -> Any:
     """An own-key lookup: only exact string keys of the table resolve."""
     if type(language) is str and language in table:
