@@ -195,6 +195,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cli_errors(tmp_path: Path) -> None:
     config = tmp_path / "c.json"
     config.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}}}))
@@ -276,6 +277,7 @@ def test_mount_prefixes_filters_and_classifies() -> None:
 # --- an upstream whose tools change ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_list_changed_regenerates_and_notifies(tmp_path: Path) -> None:
     config = tmp_path / "servers.json"
     config.write_text(
@@ -329,6 +331,7 @@ def test_list_changed_regenerates_and_notifies(tmp_path: Path) -> None:
     assert "tool list changed, now 3 tools" in stderr
 
 
+@pytest.mark.slow
 def test_sdk_in_instructions(tmp_path: Path) -> None:
     """`--sdk instructions`: the Code Mode prompt is the server's instructions and
     run_code keeps its plain description, which points at the system prompt."""

@@ -28,6 +28,9 @@ from mcp.shared.exceptions import MCPError
 from conftest import ROOT
 from processes import running
 
+# Real upstream servers (stdio and HTTP), started and stopped per test.
+pytestmark = pytest.mark.slow
+
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 TIME = shutil.which("mcp-server-time") or str(Path(sys.executable).parent / "mcp-server-time")
 DEADLINE = 180.0
