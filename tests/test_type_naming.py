@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -101,6 +102,7 @@ def catalogs(draw: st.DrawFn) -> list[tuple[str, dict[str, Any], bool]]:
     return entries
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(catalogs())
 def test_a_tools_names_do_not_depend_on_the_other_tools(entries: list[Any]) -> None:
@@ -114,6 +116,7 @@ def test_a_tools_names_do_not_depend_on_the_other_tools(entries: list[Any]) -> N
         assert together[name] == _names_by_tool([tool])[name], name
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(catalogs())
 def test_every_name_starts_with_its_tools_stem(entries: list[Any]) -> None:
