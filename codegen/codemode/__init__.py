@@ -1,7 +1,8 @@
 """Code Mode: the model gets one tool, `run_code`, and writes a program against the SDK.
 
 This subpackage consumes the renderers; nothing in the generation pipeline imports it. A
-host builds a `ToolRegistry` of `ToolSpec`s, mounts a code runtime (`PythonRuntime`), offers
+host builds a `ToolRegistry` of `ToolSpec`s, mounts a code runtime (`PythonRuntime`,
+`TypeScriptRuntime`, or `runtime_for(language)`), offers
 the model `wire_schemas()` and `assemble_prompt()`, and runs each call the model makes with
 `execute(ToolCall(...))`. `docs/codemode.md` is the guide. The names below are imported
 lazily, so `codegen prompt` does not load the runtime.
@@ -19,12 +20,15 @@ if TYPE_CHECKING:
     from .execution import ToolCall, ToolContext
     from .policy import Accept, Allow, ApprovalService, Ask, Block, Deny
     from .prompt import PromptSection
-    from .python_runtime import PythonRuntime, RuntimeLimits
+    from .protocol import RuntimeLimits
+    from .python_runtime import PythonRuntime
     from .registry import ToolRegistry
     from .results import ErrorCode, ToolResult
+    from .runtimes import runtime_for
     from .scopes import Scope
     from .signals import AbortController
     from .specs import CodeModeError, ToolSpec
+    from .typescript_runtime import TypeScriptRuntime
 
 _LOCATIONS = {
     "AbortController": "signals",
@@ -38,13 +42,15 @@ _LOCATIONS = {
     "ErrorCode": "results",
     "PromptSection": "prompt",
     "PythonRuntime": "python_runtime",
-    "RuntimeLimits": "python_runtime",
+    "RuntimeLimits": "protocol",
     "Scope": "scopes",
     "ToolCall": "execution",
     "ToolContext": "execution",
     "ToolRegistry": "registry",
     "ToolResult": "results",
     "ToolSpec": "specs",
+    "TypeScriptRuntime": "typescript_runtime",
+    "runtime_for": "runtimes",
 }
 
 __all__ = [
@@ -66,6 +72,8 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
+    "TypeScriptRuntime",
+    "runtime_for",
 ]
 
 

@@ -2,7 +2,8 @@
 message, logs, nested calls answered through the bindings, the result, every limit the host
 enforces, and the teardown that leaves no process, descriptor or task behind.
 
-The worker is started by the runtime (`host.WorkerRuntime`); `execute` takes it from there.
+The worker is started by the runtime (`host.WorkerRuntime`, which this module sees only
+through the `RunHost` protocol); `execute` takes it from there.
 Messages are decoded strictly (`protocol.decode_message`), so a forged one ends the run as
 `invalid-output`; `calls` holds only unanswered calls, so `max_pending_calls` counts it and a
 reused pending id is `invalid-output`; stderr is drained all through the run and only its
@@ -17,23 +18,31 @@ import json
 import os
 import signal as signals
 from collections.abc import Coroutine
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, Any, Protocol, TypeVar
 
-from .protocol import FILE_BYTES, MAX_MESSAGE, STDERR_TAIL, decode_message
+from .protocol import FILE_BYTES, MAX_MESSAGE, STDERR_TAIL, RuntimeLimits, decode_message
 from .runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .sandbox import PIDS_MAX, Launcher, PidsCgroup
 from .signals import AbortSignal
 from .workers import Started, discard, kill, remove_later
 
-if TYPE_CHECKING:
-    from .host import WorkerRuntime
-
 T = TypeVar("T")
+
+
+class RunHost(Protocol):
+    """What a run reads from the runtime that started its worker (`host.WorkerRuntime`)."""
+
+    limits: RuntimeLimits
+    spawned: list[int]
+
+    def explain_exit(self, code: int, stderr: str) -> tuple[str, str] | None: ...
+
+    def _background(self, coroutine: Coroutine[Any, Any, None]) -> None: ...
 
 
 class WorkerRun:
     def __init__(
-        self, runtime: WorkerRuntime, bindings: Bindings, signal: AbortSignal, chosen: Launcher
+        self, runtime: RunHost, bindings: Bindings, signal: AbortSignal, chosen: Launcher
     ) -> None:
         self.runtime = runtime
         self.launcher = chosen
