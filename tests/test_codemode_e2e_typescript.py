@@ -146,6 +146,7 @@ def transcript(root: Path, setup: str) -> str:
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setup", list(SETUPS))
 def test_transcript(tmp_path: Path, golden: Any, setup: str) -> None:
     text = transcript(tmp_path / "workspace", setup)

@@ -154,6 +154,7 @@ return opened;
     assert isinstance(outcome, RunOutput) and outcome.result == [], text_of(outcome)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_no_network_to_the_host(sandbox: str) -> None:
     listener = socket.create_server(("127.0.0.1", 0))
@@ -246,6 +247,7 @@ def test_a_sandbox_that_cannot_start_fails_the_run_clearly(
     assert "apt-get install bubblewrap" in str(outcome)
 
 
+@pytest.mark.slow
 def test_many_runs_leave_no_descriptor_and_no_process() -> None:
     async def many() -> list[Any]:
         mounted = runtime("strip", RuntimeLimits(timeout=30))
@@ -388,6 +390,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sandbox", ["none", "auto"])
 @pytest.mark.parametrize(
     "program",
@@ -411,7 +414,7 @@ def test_a_killed_host_leaves_no_worker(sandbox: str, program: str) -> None:
         assert workers, "the worker runs its program"
         host.send_signal(signal.SIGKILL)
         host.wait(30)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline and any(p.is_running() for p in workers):
             psutil.wait_procs(workers, timeout=0.2)
         alive = [p for p in workers if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
@@ -424,6 +427,7 @@ def test_a_killed_host_leaves_no_worker(sandbox: str, program: str) -> None:
                 process.kill()
 
 
+@pytest.mark.slow
 def test_cancelling_runs_at_any_point_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
     mounted = runtime("strip", RuntimeLimits(timeout=30))
     problems: list[dict[str, Any]] = []
@@ -465,7 +469,7 @@ def test_cancelling_runs_at_any_point_leaks_nothing(caplog: pytest.LogCaptureFix
 
 async def quiesce() -> None:
     current = asyncio.current_task()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if not [t for t in asyncio.all_tasks() if t is not current and not t.done()]:
             break
