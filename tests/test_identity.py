@@ -117,6 +117,7 @@ def test_the_build_never_keys_a_node_it_does_not_hold(schema: Any) -> None:
         assert set(table) == {id(node) for node in table._held}
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tool_schemas(st.text(max_size=6)))
 def test_building_again_after_garbage_gives_the_same_tool(schema: Any) -> None:
