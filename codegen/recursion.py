@@ -23,12 +23,6 @@ _active = 0
 _restore: int | None = None
 
 
-def raise_for_process() -> None:
-    """The command line's setting for its whole run: at least `RECURSION_LIMIT`."""
-    if sys.getrecursionlimit() < RECURSION_LIMIT:
-        sys.setrecursionlimit(RECURSION_LIMIT)
-
-
 @contextmanager
 def deep_recursion() -> Iterator[None]:
     """At least `RECURSION_LIMIT` frames inside the block; afterwards the limit the process

@@ -44,8 +44,6 @@ from .progress import Console
 Part = Literal["tool", "args", "output"]
 Status = Literal["added", "removed", "changed"]
 
-REPORT_FORMATS = ("md", "json")
-"""Formats of the change report `codegen diff` prints (`--format`)."""
 DIFF_VERSION = 1
 """Version of the JSON report's layout."""
 
