@@ -188,7 +188,8 @@ def _lift_arms(node: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
         for arm in node[keyword]
         if isinstance(arm, dict)
     ]
-    carried = [k for k in _ARM_KEYS if any(k in arm for arm in arms)]
+    keys = set().union(*arms)
+    carried = [k for k in _ARM_KEYS if k in keys]
     if not carried:
         return node, ()
     valued = [arm for arm in arms if arm.get("type") != "null" and arm.get("const", 0) is not None]

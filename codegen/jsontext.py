@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import join_pointer
+from .fastjson import NOT_DECODED, try_loads
 
 MAX_NESTING = 512
 """Deepest container nesting accepted in a document; deeper input is rejected, not parsed."""
@@ -58,10 +59,14 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs_hook, parse_constant=_reject_constant)
 
 
+def without_bom(data: bytes) -> bytes:
+    """The bytes after a UTF-8 byte order mark, if there is one."""
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
 def decode_bytes(data: bytes) -> str:
     """UTF-8 (an optional BOM is dropped) or a `DecodeProblem` at the first bad byte."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = without_bom(data)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -76,8 +81,13 @@ def _position(text: str, offset: int) -> tuple[int, int]:
     return line, column
 
 
-def loads(text: str) -> Any:
-    """Decode one strict JSON document."""
+def loads(text: str, utf8: bytes | None = None) -> Any:
+    """Decode one strict JSON document. `utf8`: the same text as UTF-8 bytes, when the
+    caller has them. Clean documents take `fastjson`'s path; anything it refuses is decoded
+    here again, and the problem reported from here."""
+    value = try_loads(text, utf8)
+    if value is not NOT_DECODED:
+        return value
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:

@@ -105,7 +105,7 @@ def decode_document(
             values = _lines(display, text)
         else:
             try:
-                values = [(display, jsontext.loads(text))]
+                values = [(display, jsontext.loads(text, jsontext.without_bom(data)))]
             except jsontext.DecodeProblem as problem:
                 if not problem.message.startswith("invalid JSON: Extra data"):
                     raise
