@@ -216,10 +216,16 @@ def sdk_command(subject: Subject, language: str, output: Path) -> list[str]:
     ]
 
 
-def stage_times(subject: Subject, language: str, output: Path, env: dict[str, str]) -> dict[str, float]:
+def stage_times(
+    subject: Subject, language: str, output: Path, env: dict[str, str]
+) -> dict[str, float]:
     output.unlink(missing_ok=True)
     child = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "cli_stages.py"), *sdk_command(subject, language, output)],
+        [
+            sys.executable,
+            str(ROOT / "bench" / "cli_stages.py"),
+            *sdk_command(subject, language, output),
+        ],
         cwd=ROOT,
         env=env,
         check=True,

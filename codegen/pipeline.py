@@ -23,7 +23,6 @@ from .build_ir import (
     build_tool_alone,
 )
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
-from .fastmeta import MetaChecker
 from .load import load_sources, load_value
 from .model import ToolDefinition
 from .normalize import Normalized, normalize_schema
@@ -90,11 +89,10 @@ def compile_definitions(
             return cached
     problems = list(diagnostics)
     inputs = []
-    meta = MetaChecker()
     with deep_recursion(), run_memos():
         problems.extend(check_unique_names(definitions))
         for tool in definitions:
-            schema_input, found = _prepare(tool, meta)
+            schema_input, found = _prepare(tool)
             problems.extend(found)
             inputs.append(schema_input)
         if has_errors(problems):
@@ -163,14 +161,13 @@ def cached_entries(
     problems.extend(check_unique_names(definitions))
     entries: list[Entry] = []
     fresh: dict[int, SchemaInput] = {}
-    meta = MetaChecker()
     for index, definition in enumerate(definitions):
         key = cache.key(definition)
         if key is None:
             return None
         entry = cache.get(key)
         if entry is None:
-            schema_input, found = _prepare(definition, meta)
+            schema_input, found = _prepare(definition)
             prebuilt = None if has_errors(found) else build_tool_alone(schema_input)
             entry = Entry.of(definition, found, prebuilt)
             cache.put(key, entry)
@@ -184,13 +181,11 @@ def _prepared_again(definition: ToolDefinition, known: SchemaInput | None) -> Sc
     return known if known is not None else _prepare(definition)[0]
 
 
-def _prepare(
-    tool: ToolDefinition, meta: MetaChecker | None = None
-) -> tuple[SchemaInput, list[Diagnostic]]:
+def _prepare(tool: ToolDefinition) -> tuple[SchemaInput, list[Diagnostic]]:
     problems: list[Diagnostic] = []
-    normalized_input = _normalized(tool, tool.input_schema, tool.input_pointer, problems, meta)
+    normalized_input = _normalized(tool, tool.input_schema, tool.input_pointer, problems)
     normalized_output = (
-        _normalized(tool, tool.output_schema, tool.output_pointer, problems, meta)
+        _normalized(tool, tool.output_schema, tool.output_pointer, problems)
         if tool.output_schema is not None
         else None
     )
@@ -210,17 +205,11 @@ def _prepare(
 
 
 def _normalized(
-    tool: ToolDefinition,
-    schema: Any,
-    pointer: str,
-    problems: list[Diagnostic],
-    meta: MetaChecker | None = None,
+    tool: ToolDefinition, schema: Any, pointer: str, problems: list[Diagnostic]
 ) -> Normalized:
     """Validate then normalize; the BFCL dialect is translated first because it is not
-    JSON Schema until then. Only decoded schemas (plain JSON values) take the run's fast
-    meta-schema check; values built in memory take `metacheck`'s."""
+    JSON Schema until then."""
     draft, _ = draft_of(schema)
-    is_valid = meta.is_valid if meta is not None and tool.decoded else None
     if tool.dialect == "bfcl":
         # A decoded document is never nested too deep (`jsontext` refuses it).
         too_deep = [] if tool.decoded else check_depth(schema, tool.source, pointer)
@@ -228,9 +217,9 @@ def _normalized(
             problems.extend(too_deep)
             return Normalized({}, {})
         normalized = normalize_schema(schema, draft, "bfcl")
-        problems.extend(check_schema(normalized.schema, tool.source, pointer, is_valid=is_valid))
+        problems.extend(check_schema(normalized.schema, tool.source, pointer))
         return normalized
-    found = check_schema(schema, tool.source, pointer, decoded=tool.decoded, is_valid=is_valid)
+    found = check_schema(schema, tool.source, pointer, decoded=tool.decoded)
     problems.extend(found)
     if has_errors(found):
         return Normalized({}, {})

@@ -8,7 +8,7 @@ draft its `$schema` names (2020-12 when absent) with the `jsonschema` package.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -79,17 +79,10 @@ def check_depth(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
     return [Diagnostic(source, pointer, message)]
 
 
-def check_schema(
-    schema: Any,
-    source: str,
-    pointer: str,
-    decoded: bool = False,
-    is_valid: Callable[[str, Any], bool | None] | None = None,
-) -> list[Diagnostic]:
-    """Meta-schema validation of one schema; boolean schemas are always valid. A fast check
-    (`is_valid`, by default the compiled one in `metacheck`) answers for valid schemas;
-    `jsonschema` reports the problems of the others. `decoded`: the schema came from
-    `jsontext`, whose nesting is bounded."""
+def check_schema(schema: Any, source: str, pointer: str, decoded: bool = False) -> list[Diagnostic]:
+    """Meta-schema validation of one schema; boolean schemas are always valid. The compiled
+    check in `metacheck` answers for valid schemas; `jsonschema` reports the problems of
+    the others. `decoded`: the schema came from `jsontext`, whose nesting is bounded."""
     if isinstance(schema, bool):
         return []
     too_deep = [] if decoded else check_depth(schema, source, pointer)
@@ -99,8 +92,7 @@ def check_schema(
     problems = []
     if warning:
         problems.append(Diagnostic(source, join_pointer(pointer, "$schema"), warning, "warning"))
-    if is_valid is None:
-        from .metacheck import is_valid
+    from .metacheck import is_valid
 
     if is_valid(draft, schema) is True:
         return problems
