@@ -16,7 +16,9 @@ every round, interleaved so all of them see the same machine state:
   same interpreter) is the command's own time. Every stage is included: reading, strict
   decoding, meta-schema validation, normalization, the IR, rendering and the atomic write.
 - the stages: the same command under `cli_stages.py`, which times each stage in the child;
-  the table shows each stage's share of that instrumented run.
+  the table shows each stage's CPU seconds and share of that instrumented run (CPU time,
+  because on a shared machine it moves far less than wall time; the run with the least CPU
+  in all is kept).
 - json-schema-to-typescript `compile()` without formatting, once per schema (input and
   output), and codemode's `generateTypesFromJsonSchema` on the whole tool map, both in one
   long-lived Node process (`tests/node/peers_bench.mjs`), warm: start-up and module loading
@@ -235,7 +237,7 @@ def stage_times(
     report = json.loads(child.stdout)
     if report["status"] != 0:
         raise SystemExit(f"codegen sdk failed on {subject.file}")
-    times: dict[str, float] = report["stages"]
+    times: dict[str, float] = report["cpu"]
     return times
 
 
@@ -295,7 +297,7 @@ def report(
         f"\n## {subject.name}: {subject.tools:,} tools, {len(subject.schemas):,} schemas "
         f"(minimum of {rounds} rounds)\n"
     )
-    print("| stage | Python s | share | TypeScript s | share |")
+    print("| stage | Python CPU s | share | TypeScript CPU s | share |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for key, label in STAGE_LABELS.items():
         if key == "startup":
@@ -308,7 +310,7 @@ def report(
     instrumented = " | ".join(f"{sum(stages[lang].values()):.3f} | 100%" for lang in LANGUAGES)
     print(f"| instrumented run, in the child | {instrumented} |")
     print(
-        f"| **whole command, process start subtracted** | **{ours['python']:.3f}** | "
+        f"| **whole command, wall, process start subtracted** | **{ours['python']:.3f}** | "
         f"| **{ours['typescript']:.3f}** | |"
     )
     for label in labels[1:]:
@@ -319,7 +321,7 @@ def report(
             f"{ours['typescript'] / before['typescript']:.2f}x of it |"
         )
     print(f"\nfloor (`python -c pass`): {floor * 1000:.1f} ms\n")
-    print("| peer | seconds | ours Python / peer | ours TypeScript / peer | target |")
+    print("| peer (wall) | seconds | ours Python / peer | ours TypeScript / peer | target |")
     print("| --- | ---: | ---: | ---: | ---: |")
     rows = [
         ("json-schema-to-typescript `compile()`, unformatted, warm", "jstt"),

@@ -13,6 +13,7 @@ with a `tools` list (other top-level keys such as `server` or `nextCursor` are i
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -177,15 +178,20 @@ def extract_tools(
     `decoded`: the document came from `jsontext`, so its nesting is already bounded."""
     tools: list[ToolDefinition] = []
     diagnostics: list[Diagnostic] = []
-    pending = list(_records(document))
+    pending = deque(_records(document))  # a BFCL record's functions go to the front
     while pending:
-        record, pointer = pending.pop(0)
+        record, pointer = pending.popleft()
         layout = _classify(record) if fmt == "auto" else _forced(fmt, record)
         if layout == "bfcl-record":
             functions = record["function"]
-            pending[:0] = [
-                (item, join_pointer(pointer, "function", i)) for i, item in enumerate(functions)
-            ]
+            pending.extendleft(
+                reversed(
+                    [
+                        (item, join_pointer(pointer, "function", i))
+                        for i, item in enumerate(functions)
+                    ]
+                )
+            )
             continue
         if layout == "server-tool":
             diagnostics.append(

@@ -295,3 +295,27 @@ def test_anthropic_tool_with_json_schema_types_stays_anthropic() -> None:
     record = {"name": "a", "input_schema": {"type": "object", "properties": {}}}
     [tool] = load_value(record).tools
     assert (tool.format, tool.dialect) == ("anthropic", "json-schema")
+
+
+def test_functions_of_a_bfcl_record_take_its_place_in_order() -> None:
+    from codegen.formats import extract_tools
+
+    document = [
+        {"name": "first", "inputSchema": {"type": "object"}},
+        {
+            "id": "r",
+            "function": [
+                {"name": "f1", "parameters": {"type": "dict", "properties": {}}},
+                {"name": "f2", "parameters": {"type": "dict", "properties": {}}},
+            ],
+        },
+        {"name": "last", "inputSchema": {"type": "object"}},
+    ]
+    tools, problems = extract_tools(document, "mixed.json")
+    assert problems == []
+    assert [(t.name, t.pointer) for t in tools] == [
+        ("first", "/0"),
+        ("f1", "/1/function/0"),
+        ("f2", "/1/function/1"),
+        ("last", "/2"),
+    ]
