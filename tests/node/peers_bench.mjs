@@ -5,9 +5,9 @@
 // Reads one JSON request per line on stdin:
 //   {"peer": "jstt", "schemas": [...], "rounds": n}     one `compile()` per schema, unformatted
 //   {"peer": "codemode", "tools": {name: {description, inputSchema, outputSchema}}, "rounds": n}
-// and answers one JSON line per request: {"rounds_ns": [...], "bytes": n}, the time of each
-// round (every schema, or the whole tool map in one call) and the size of the last round's
-// output. Only the generators' calls are timed, so Node start-up and module loading stay out:
+// and answers one JSON line per request: {"rounds_ns": [...], "rounds_cpu_us": [...], "bytes":
+// n}, the wall time and the CPU time (user + system, this process) of each round (every
+// schema, or the whole tool map in one call) and the size of the last round's output. Only the generators' calls are timed, so Node start-up and module loading stay out:
 // the peers are measured in process, warm, which is their best case. The caller drops the
 // first round (it warms the JIT).
 //
@@ -41,12 +41,19 @@ async function loadCodemode() {
 const generateTypesFromJsonSchema = await loadCodemode();
 const JSTT_OPTIONS = { format: false, bannerComment: "", $refOptions: { resolve: { external: false } } };
 
+function cpuMicroseconds(since) {
+  const used = process.cpuUsage(since);
+  return used.user + used.system;
+}
+
 async function jstt({ schemas, rounds }) {
   const totals = [];
+  const cpu = [];
   let bytes = 0;
   for (let round = 0; round < rounds; round++) {
     bytes = 0;
     const start = process.hrtime.bigint();
+    const startCpu = process.cpuUsage();
     for (const schema of schemas) {
       try {
         bytes += (await compile(schema, "Args", JSTT_OPTIONS)).length;
@@ -54,20 +61,24 @@ async function jstt({ schemas, rounds }) {
         // A schema JSTT rejects still costs what it took to reject it.
       }
     }
+    cpu.push(cpuMicroseconds(startCpu));
     totals.push(Number(process.hrtime.bigint() - start));
   }
-  return { rounds_ns: totals, bytes };
+  return { rounds_ns: totals, rounds_cpu_us: cpu, bytes };
 }
 
 function codemode({ tools, rounds }) {
   const totals = [];
+  const cpu = [];
   let bytes = 0;
   for (let round = 0; round < rounds; round++) {
     const start = process.hrtime.bigint();
+    const startCpu = process.cpuUsage();
     bytes = generateTypesFromJsonSchema(tools).length;
+    cpu.push(cpuMicroseconds(startCpu));
     totals.push(Number(process.hrtime.bigint() - start));
   }
-  return { rounds_ns: totals, bytes };
+  return { rounds_ns: totals, rounds_cpu_us: cpu, bytes };
 }
 
 const lines = createInterface({ input: process.stdin });
