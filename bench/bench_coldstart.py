@@ -5,8 +5,9 @@ datamodel-codegen):
 
     .venv/bin/python bench/bench_coldstart.py [--runs N]
 
-Commands, each a fresh process, interleaved run by run, median wall time of `--runs`
-after one warm-up run each (so every command finds its files in the page cache):
+Commands, each a fresh process, interleaved run by run, median and minimum wall time and
+median CPU time (user + system, all of the child's threads) of `--runs` after one warm-up
+run each (so every command finds its files in the page cache):
 
 - `codegen sdk schemas --lang python` and `--lang typescript` (the bundled catalogs);
 - `datamodel-codegen` with TypedDict output, and `json2ts`, on the same tools: the input
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -158,25 +160,41 @@ def main() -> None:
             "floor: node -e 0": ["node", "-e", "0"],
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
         for warm_up in (True, *([False] * args.runs)):
             for name, command in commands.items():
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 start = time.perf_counter()
                 subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+                seconds = time.perf_counter() - start
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 if not warm_up:
-                    times[name].append(time.perf_counter() - start)
+                    times[name].append(seconds)
+                    used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                    cpu[name].append(used)
     median = {name: statistics.median(values) * 1000 for name, values in times.items()}
     fastest = {name: min(values) * 1000 for name, values in times.items()}
+    cpu_median = {name: statistics.median(values) * 1000 for name, values in cpu.items()}
     ours = median["codegen sdk --lang python"]
-    print("| command | median ms | min ms | vs codegen sdk --lang python |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| command | median ms | min ms | CPU median ms | vs codegen sdk --lang python |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     for name, value in median.items():
-        print(f"| {name} | {value:.0f} | {fastest[name]:.0f} | {value / ours:.1f}x |")
+        print(
+            f"| {name} | {value:.0f} | {fastest[name]:.0f} | {cpu_median[name]:.0f} "
+            f"| {value / ours:.1f}x |"
+        )
     print(f"\ntarget < 150 ms: {'met' if ours < 150 else 'MISSED'} ({ours:.0f} ms)")
-    peer = median["json2ts --no-format, one tool"]
+    peer = "json2ts --no-format, one tool"
     for language in ("python", "typescript"):
-        ratio = median[f"codegen sdk one tool --lang {language}"] / peer
-        verdict = "met" if ratio <= 0.5 else "MISSED"
-        print(f"one tool, {language}: {ratio:.2f}x json2ts --no-format (target <= 0.5x: {verdict})")
+        mine = f"codegen sdk one tool --lang {language}"
+        ratios = [
+            ("median wall", median[mine] / median[peer]),
+            ("min wall", fastest[mine] / fastest[peer]),
+            ("median CPU", cpu_median[mine] / cpu_median[peer]),
+        ]
+        shown = ", ".join(f"{ratio:.2f}x ({what})" for what, ratio in ratios)
+        verdict = "met" if ratios[0][1] <= 0.5 else "MISSED"
+        print(f"one tool, {language}: {shown} json2ts --no-format; target <= 0.5x: {verdict}")
 
 
 if __name__ == "__main__":
