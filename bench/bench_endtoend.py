@@ -192,10 +192,12 @@ def dcg_seconds(schemas: list[Any]) -> tuple[float, float]:
 
 
 def environment(tree: Path) -> dict[str, str]:
-    """The child's environment: `tree`'s package first on the path, bytecode not written
-    (it is compiled beforehand, as a wheel install has it)."""
+    """The child's environment: `tree`'s package first on the path (and not the working
+    directory's: `PYTHONSAFEPATH`), bytecode not written (it is compiled beforehand, as a
+    wheel install has it)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree)
+    env["PYTHONSAFEPATH"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
