@@ -8,8 +8,8 @@ CLI itself):
 The stages are the functions the CLI calls for them, wrapped in this process only (the
 package carries no instrumentation): `load.decode_document` (read + strict decode),
 `load.tools_from` (recognising the tool records), `pipeline.check_schema` (meta-schema
-validation), `pipeline.normalize_schema`, `pipeline.build_catalog` (the IR), the SDK
-renderer's `render` (lazy imports of the renderer and its templates included) and
+validation), `pipeline.normalize_schema`, `pipeline.build_catalog` (the IR), the render
+target's `render` (lazy imports of the renderer and its templates included) and
 `write.write_text`. `imports` is the time to import the CLI and the modules wrapped here;
 `other` is the rest of `cli.main` (argument parsing, uniqueness checks, sorting diagnostics,
 freeing what a stage leaves). Each stage is timed in wall-clock and in CPU seconds of this
@@ -19,6 +19,7 @@ Wrapping adds a few microseconds per call (about 6,000 calls for a 3,000-tool ca
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -35,7 +36,7 @@ def main() -> None:
     import codegen.cli as cli
     import codegen.load as load
     import codegen.pipeline as pipeline
-    import codegen.render.sdks as sdks
+    import codegen.render.targets as targets
     import codegen.write as write
 
     times["imports"] = time.perf_counter() - start
@@ -63,13 +64,13 @@ def main() -> None:
         if not hasattr(module, name):
             raise SystemExit(f"cli_stages: {module.__name__}.{name} is gone; update the stages")
         setattr(module, name, timed(stage, getattr(module, name)))
-    renderer_of = sdks.sdk_renderer
+    target_of = targets.target
 
-    def sdk_renderer(language: str) -> Any:
-        renderer = renderer_of(language)
-        return renderer._replace(render=timed("render", renderer.render))
+    def target(language: str) -> Any:
+        found = target_of(language)
+        return dataclasses.replace(found, render=timed("render", found.render))
 
-    sdks.sdk_renderer = sdk_renderer  # type: ignore[assignment]
+    targets.target = target
     began, began_cpu = time.perf_counter(), time.process_time()
     status = cli.main(sys.argv[1:])
     main_seconds = time.perf_counter() - began

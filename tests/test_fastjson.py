@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from codegen import fastjson, jsontext
 from codegen.jsontext import DecodeProblem
 from codegen.load import load_sources
-from codegen.render.sdks import sdk_renderer
+from codegen.render.targets import target
 from conftest import CORPUS, FIXTURES, SCHEMAS
 
 
@@ -171,5 +171,5 @@ def test_the_bundled_sdks_are_the_same_on_the_standard_library_path() -> None:
     assert fast.catalog is not None and slow.catalog is not None
     assert fast.diagnostics == slow.diagnostics
     for language in ("python", "typescript"):
-        renderer = sdk_renderer(language)
+        renderer = target(language)
         assert renderer.render(fast.catalog, None) == renderer.render(slow.catalog, None)
