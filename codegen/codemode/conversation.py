@@ -24,7 +24,7 @@ from .protocol import FILE_BYTES, MAX_MESSAGE, STDERR_TAIL, RuntimeLimits, decod
 from .runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .sandbox import PIDS_MAX, Launcher, PidsCgroup
 from .signals import AbortSignal
-from .workers import Started, discard, kill, remove_later
+from .workers import Started, discard, kill, kill_tree, remove_later
 
 T = TypeVar("T")
 
@@ -167,7 +167,9 @@ class WorkerRun:
         transports and every pipe end. Nothing here awaits, so a second cancellation cannot
         interrupt it."""
         process = self.process
-        if process is not None:
+        if process is not None and process.returncode is None:
+            kill_tree(process.pid)
+        elif process is not None:
             # Even once the worker is reaped: its group lives on while a child of it does
             # (Linux does not reuse a pid that still names a group).
             with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -17,7 +17,7 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from .sandbox import PIDS_MAX, Launcher, PidsCgroup
+from .sandbox import PIDS_MAX, Launcher, PidsCgroup, children
 
 READ, WRITE = "{read}", "{write}"
 """Placeholders for the worker's channel descriptors in its arguments."""
@@ -49,15 +49,53 @@ class Started:
 
 
 def kill(process: asyncio.subprocess.Process) -> None:
-    """SIGKILL the worker's group and close its asyncio transport now: a transport left to
-    the garbage collector would try to close itself on a loop that may be gone."""
+    """SIGKILL the worker's whole tree (`kill_tree`) and close its asyncio transport now: a
+    transport left to the garbage collector would try to close itself on a loop that may be
+    gone."""
     if process.returncode is None:  # once reaped, its pid (and group) may be another's
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signals.SIGKILL)
+        kill_tree(process.pid)
     transport = getattr(process, "_transport", None)  # asyncio keeps it private
     if transport is not None:
         with contextlib.suppress(Exception):
             transport.close()
+
+
+def kill_tree(leader: int) -> None:
+    """SIGKILL the process group `leader` leads and every process descending from it.
+
+    The group alone is not enough: a sandbox launcher may move its child to a session of
+    its own (bubblewrap's `--new-session` does, for pid 1 of the sandbox's pid namespace)
+    and rely on PR_SET_PDEATHSIG to kill it with the launcher. That signal is armed by the
+    child a moment after it is forked; a launcher killed in that moment (a run cancelled
+    while its worker starts, on a loaded machine) leaves the child running for good. So the
+    group is stopped first, which freezes the leader's set of children (a fork under way
+    when the stop arrives is restarted, so its child belongs to the frozen set or is never
+    made); once the leader has stopped (or ended), its descendants are killed, then the
+    group. Killing pid 1 of a pid namespace kills everything in it."""
+    try:
+        os.killpg(leader, signals.SIGSTOP)
+    except (ProcessLookupError, PermissionError):
+        return
+    with contextlib.suppress(ChildProcessError, OSError):
+        # Returns once the leader (this process's child) has stopped or ended; leaves its
+        # status to be reaped by whoever waits for it.
+        os.waitid(os.P_PID, leader, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
+    for pid in descendants(leader):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signals.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(leader, signals.SIGKILL)
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below `root` (children first), as /proc shows them now."""
+    found: list[int] = []
+    pending = children(root)
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        pending.extend(children(pid))
+    return found
 
 
 def remove_later(cgroup: PidsCgroup, loop: asyncio.AbstractEventLoop, tries: int = 100) -> None:
@@ -81,26 +119,21 @@ async def start_worker(
         os.close(to_worker_write)
         raise
     ours = [to_worker_write, from_worker_read]
+    theirs = [to_worker_read, from_worker_write]
+    """The worker's ends, closed by `_spawn` once the process is made (or never will be)."""
+    numbers = {READ: str(to_worker_read), WRITE: str(from_worker_write)}
+    spawning = asyncio.ensure_future(
+        _spawn(launcher, [numbers.get(a, a) for a in arguments], environment, theirs)
+    )
     try:
-        numbers = {READ: str(to_worker_read), WRITE: str(from_worker_write)}
-        filled = [numbers.get(argument, argument) for argument in arguments]
-        process = await asyncio.create_subprocess_exec(
-            *launcher.argv(filled, environment),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-            env=environment,
-            pass_fds=(to_worker_read, from_worker_write),
-            close_fds=True,
-            start_new_session=True,
-        )
+        # Shielded: cancelled while the process is being made, asyncio would kill the
+        # launcher alone (not its tree); the process is killed here once it exists instead.
+        process = await asyncio.shield(spawning)
     except BaseException:
         for fd in ours:
             os.close(fd)
+        spawning.add_done_callback(lambda done: _kill_spawned(done, theirs))
         raise
-    finally:
-        os.close(to_worker_read)  # the worker's ends
-        os.close(from_worker_write)
     try:
         await _ready(process, from_worker_read)
     except BaseException:
@@ -112,6 +145,43 @@ async def start_worker(
     if cgroup is not None:
         cgroup.add(process.pid)  # the whole tree exists now, and forks nothing until its run
     return Started(process, to_worker_write, from_worker_read, cgroup, asyncio.get_running_loop())
+
+
+async def _spawn(
+    launcher: Launcher, arguments: list[str], environment: dict[str, str], inherited: list[int]
+) -> asyncio.subprocess.Process:
+    """Start the worker through `launcher` with `inherited` as the only descriptors it gets
+    besides 0-2, then close (and forget) the host's copies of them."""
+    try:
+        return await asyncio.create_subprocess_exec(
+            *launcher.argv(arguments, environment),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+            env=environment,
+            pass_fds=tuple(inherited),
+            close_fds=True,
+            start_new_session=True,
+        )
+    finally:
+        _close_all(inherited)
+
+
+def _kill_spawned(
+    spawning: asyncio.Future[asyncio.subprocess.Process], inherited: list[int]
+) -> None:
+    """The end of a spawn whose start was cancelled meanwhile: kill the process's tree, and
+    close the worker's ends if the spawn was cancelled before it ran."""
+    _close_all(inherited)
+    if spawning.cancelled() or spawning.exception() is not None:
+        return
+    kill(spawning.result())
+
+
+def _close_all(descriptors: list[int]) -> None:
+    while descriptors:
+        with contextlib.suppress(OSError):
+            os.close(descriptors.pop())
 
 
 READY = b'{"type": "ready"}\n'
@@ -157,8 +227,8 @@ async def _ready(process: asyncio.subprocess.Process, fd: int) -> None:
         os.set_blocking(fd, True)
     if said == READY:
         return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signals.SIGKILL)
+    if process.returncode is None:
+        kill_tree(process.pid)
     stderr = b""
     if process.stderr is not None:
         with contextlib.suppress(Exception):
