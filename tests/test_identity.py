@@ -103,7 +103,9 @@ def test_every_per_node_entry_of_the_build_names_a_live_node() -> None:
     assert {"names", "memo", "merged", "merge_notes", "origins"} <= tables.keys()
     assert builder.merged and builder.origins  # the case makes nodes of its own
     for table in tables.values():
-        assert set(table) == {id(node) for node in table._held}
+        # Every key names a node the table holds (an entry deleted mid-build, as a settled
+        # partial union is, may leave its node held: that costs memory, never a wrong hit).
+        assert set(table) <= {id(node) for node in table._held}
     assert tool.input.origins == origins_before  # the build never writes Normalized
 
 
@@ -114,7 +116,9 @@ def test_the_build_never_keys_a_node_it_does_not_hold(schema: Any) -> None:
     builder = _ToolBuilder(tool, NameAllocator(), [], {})
     builder.build("T", "TArgs", "TOutput")
     for table in _tables(builder).values():
-        assert set(table) == {id(node) for node in table._held}
+        # Every key names a node the table holds (an entry deleted mid-build, as a settled
+        # partial union is, may leave its node held: that costs memory, never a wrong hit).
+        assert set(table) <= {id(node) for node in table._held}
 
 
 @pytest.mark.slow
