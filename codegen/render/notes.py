@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..ir import Docs
-from .text import inline, truncate
+from .text import inline, inline_breaks, truncate
 
 VALUE_LIMIT = 60
-"""Longest default or example shown; longer ones are cut with `...`."""
+"""Longest default or example the SDK modules show; longer ones are cut with `...` (the
+model-facing sections pass no limit: they show every value in full)."""
 
 
 class Note(NamedTuple):
@@ -53,17 +54,24 @@ def has_notes(docs: Docs) -> bool:
     )
 
 
-def notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
-    """Notes for one node's docs; `literal` turns compact JSON text into target syntax."""
-    return all_notes(docs, literal) if has_notes(docs) else []
+def notes(docs: Docs, literal: Callable[[str], str], limit: int | None = VALUE_LIMIT) -> list[Note]:
+    """Notes for one node's docs; `literal` turns compact JSON text into target syntax.
+    `limit` cuts long defaults and keeps only a short first example; None shows every
+    default and example in full."""
+    return all_notes(docs, literal, limit) if has_notes(docs) else []
 
 
-def all_notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
+def all_notes(
+    docs: Docs, literal: Callable[[str], str], limit: int | None = VALUE_LIMIT
+) -> list[Note]:
     """`notes` without the shortcut."""
     found: list[Note] = []
     if docs.default is not None:
-        found.append(Note("default", truncate(literal(docs.default), VALUE_LIMIT)))
+        default = literal(docs.default)
+        found.append(Note("default", default if limit is None else truncate(default, limit)))
     c = dict(docs.constraints)
+    if "minimum" in c and "maximum" in c:  # both inclusive: one `low..high`
+        found.append(Note("range", f"{c.pop('minimum')}..{c.pop('maximum')}"))
     for keyword, sign in (
         ("minimum", ">="),
         ("exclusiveMinimum", ">"),
@@ -92,7 +100,10 @@ def all_notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
     for keyword, label in (("contentMediaType", "media type"), ("contentEncoding", "encoding")):
         if keyword in c:
             found.append(Note("content", f"{label}: {json.loads(c[keyword])}"))
-    if docs.examples and len(docs.examples[0]) <= VALUE_LIMIT:
+    if limit is None and docs.examples:
+        label = "example" if len(docs.examples) == 1 else "examples"
+        found.append(Note("example", f"{label}: " + ", ".join(map(literal, docs.examples))))
+    elif limit is not None and docs.examples and len(docs.examples[0]) <= limit:
         found.append(Note("example", f"example: {literal(docs.examples[0])}"))
     if docs.read_only:
         found.append(Note("access", "read-only"))
@@ -101,4 +112,17 @@ def all_notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
     found.extend(Note("note", text) for text in docs.notes)
     if docs.deprecated:
         found.append(Note("deprecated", "deprecated"))
-    return [Note(n.kind, inline(n.text)) for n in found]
+    return [Note(n.kind, exact(n.text) if n.kind in _VALUES else inline(n.text)) for n in found]
+
+
+_VALUES = frozenset({"default", "example", "format", "pattern"})
+"""Notes that quote a value: shown exactly (runs of spaces kept), with line breaks and tabs
+as escapes so they stay on one line."""
+
+
+def exact(text: str) -> str:
+    """A value on one comment line, nothing folded: line breaks and tabs as `\\n`, `\\t`,
+    hidden characters as escapes, backtick fences as tilde fences (as `inline` does)."""
+    if text.isascii() and text.isprintable() and "```" not in text:
+        return text
+    return inline_breaks(text)

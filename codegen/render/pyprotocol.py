@@ -1,11 +1,10 @@
-"""The `Tools` protocol of the Python SDK: each tool's call forms, typed for checkers and
-listed once for models.
+"""The `Tools` protocol of the Python SDK module: each tool's call forms, typed for
+checkers.
 
 A checker must check `await tools["get-user"]({...})` as closely as `await
 tools.get_user({...})`, so every tool, whatever its name, gets a `__getitem__` overload keyed
 by `Literal["<exact name>"]` that returns its typed callable; a name that can be a method
-also gets an `async def`. The model-facing SDK lists each tool once instead, as its method or
-as a `tools["name"](args: X) -> Y` comment: a model reads the call form, not the overloads.
+also gets an `async def`. (The model-facing SDK, `pysection`, lists each tool once.)
 Names, argument and result types arrive as finished text; this module only lays them out.
 """
 
@@ -14,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import pyformat as fmt
-from .pystrings import comment_lines, docstring
+from .pystrings import docstring
 
 
 def method_lines(name: str, args: str, returns: str, description: Sequence[str]) -> list[str]:
@@ -23,13 +22,6 @@ def method_lines(name: str, args: str, returns: str, description: Sequence[str])
     if description:
         lines += docstring(tuple(description), fmt.INDENT * 2)
         lines.append(f"{fmt.INDENT * 2}...")
-    return lines
-
-
-def comment_block(key: str, args: str, returns: str, description: Sequence[str]) -> list[str]:
-    """`# tools["name"](args: A) -> R` and the description under it, for a model."""
-    lines = comment_lines([f"tools[{key}](args: {args}) -> {returns}"], fmt.INDENT)
-    lines += comment_lines((f"  {line}" if line else "" for line in description), fmt.INDENT)
     return lines
 
 

@@ -1,5 +1,5 @@
-"""The Python SDK: TypedDicts, a `Tools` protocol, `ToolName` and `tools`; and the same
-declarations as the model-facing SDK, which lists each tool once.
+"""The Python SDK module: TypedDicts, a `Tools` protocol, `ToolName` and `tools` (the
+model-facing SDK of the Code Mode section is `pysection`).
 
 Takes an IR catalog and returns the module text, byte-identical for the same catalog. The
 first part (docstring, imports, `ToolCallError`) never depends on the tool set. Type names
@@ -54,7 +54,7 @@ def _in_literal(value: ir.Scalar) -> bool:
     return isinstance(value, bool | str) or abs(value) <= INT64_MAX
 
 
-def _literal_expr(node: ir.LiteralType) -> tuple[fmt.Expr, tuple[str, ...]]:
+def literal_expr(node: ir.LiteralType) -> tuple[fmt.Expr, tuple[str, ...]]:
     """`Literal[...]` holds strings, booleans and 64-bit integers; `None` becomes its own arm,
     and floats and larger integers (which type checkers reject in `Literal`) become `float`
     / `int` with a note listing every allowed value exactly."""
@@ -90,7 +90,7 @@ def type_expr(node: ir.TypeNode) -> fmt.Expr:
     if isinstance(node, ir.NeverType):
         return _NEVER_ATOM
     if isinstance(node, ir.LiteralType):
-        return _literal_expr(node)[0]
+        return literal_expr(node)[0]
     if isinstance(node, ir.ArrayType):
         return fmt.Sub("list", (type_expr(node.items),))
     if isinstance(node, ir.MapType):
@@ -204,7 +204,7 @@ def _field_view(
     and its comment lines."""
     extra_notes: tuple[str, ...] = ()
     if isinstance(item.type, ir.LiteralType):
-        expr, extra_notes = _literal_expr(item.type)
+        expr, extra_notes = literal_expr(item.type)
     else:
         expr = type_expr(item.type)
     expr = _deferred(expr, declared, forward, strings)
@@ -259,13 +259,13 @@ def docs_lines(docs: ir.Docs, extra_notes: tuple[str, ...] = ()) -> tuple[str, .
 CHECKER_NOTE = "; type checkers reject them."
 """How the module's open objects end their comment: mypy does not implement PEP 728
 (`extra_items`), so a TypedDict stays closed for checkers whatever the schema allows, and
-the comment says so. The model-facing SDK, which no checker reads, ends with a full stop."""
+the comment says so."""
 
 
-def _open_comment(extra: ir.TypeNode | None, for_checkers: bool) -> list[str]:
+def _open_comment(extra: ir.TypeNode | None) -> list[str]:
     if extra is None:
         return []
-    end = CHECKER_NOTE if for_checkers else "."
+    end = CHECKER_NOTE
     if isinstance(extra, ir.AnyType):
         return ["Other keys are allowed" + end]
     return [f"Other keys map to {fmt.flat(type_expr(extra))}" + end]
@@ -288,27 +288,14 @@ def _object_lines(
     forward: frozenset[str],
     strings: set[str],
     type_names: frozenset[str],
-) -> tuple[list[str], list[str]]:
-    """The object's lines in the module and in the model-facing SDK (the same lines unless
-    the object is open)."""
+) -> list[str]:
+    """The object's lines in the module."""
     views = [_field_view(item, declared, forward, strings) for item in named_type.fields]
     description = docs_lines(named_type.docs)
     if any(item.key == "" for item in named_type.fields):
-        lines = _map_lines(named_type, views, description)
-        return lines, lines
-    in_class = _class_syntax_fits(views, type_names)
-    layout = _class_lines if in_class else _functional_lines
-    lines = layout(named_type, views, description, _open_comment(named_type.extra, True))
-    if named_type.extra is None:
-        return lines, lines
-    # The open-object comment is one line, the last of a class body or the last entry of a
-    # functional form's dict (then `    },` and `)` follow); only it differs for a model.
-    where = len(lines) - (1 if in_class else 3)
-    if not lines[where].endswith(CHECKER_NOTE):  # a layout this shortcut does not know
-        return lines, layout(named_type, views, description, _open_comment(named_type.extra, False))
-    model = list(lines)
-    model[where] = lines[where][: -len(CHECKER_NOTE)] + "."
-    return lines, model
+        return _map_lines(named_type, views, description)
+    layout = _class_lines if _class_syntax_fits(views, type_names) else _functional_lines
+    return layout(named_type, views, description, _open_comment(named_type.extra))
 
 
 def _class_lines(
@@ -375,26 +362,22 @@ def _alias_lines(
     return lines + fmt.assignment(f"{alias.name}: TypeAlias", value)
 
 
-def tool_declarations(tool: ir.Tool) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Each named type of one tool as one block of lines, in declaration order, for the
-    module and for the model-facing SDK. A tool's types refer only to each other, so its
-    blocks are the same alone or in any catalog."""
+def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
+    """Each named type of one tool as one block of lines, in declaration order. A tool's
+    types refer only to each other, so its blocks are the same alone or in any catalog."""
     forward = forward_names(tool.types)
     type_names = frozenset(t.name for t in tool.types)
     declared: set[str] = set()
     strings: set[str] = set()  # aliases whose value is a string at runtime
     blocks = []
-    model_blocks = []
     for named_type in tool.types:
         if isinstance(named_type, ir.ObjectType):
-            lines, model_lines = _object_lines(named_type, declared, forward, strings, type_names)
+            lines = _object_lines(named_type, declared, forward, strings, type_names)
         else:
-            lines = model_lines = _alias_lines(named_type, declared, forward, strings)
+            lines = _alias_lines(named_type, declared, forward, strings)
         declared.add(named_type.name)
-        block = "\n".join(lines)
-        blocks.append(block)
-        model_blocks.append(block if model_lines is lines else "\n".join(model_lines))
-    return tuple(blocks), tuple(model_blocks)
+        blocks.append("\n".join(lines))
+    return tuple(blocks)
 
 
 # --- the Tools protocol -------------------------------------------------------------------
@@ -413,14 +396,10 @@ class PythonChunk(NamedTuple):
 
     declarations: tuple[str, ...]
     """The tool's named types in the module."""
-    model_declarations: tuple[str, ...]
-    """The same for a model: open objects do not mention type checkers."""
     method: str
     """Its `async def` in `Tools`, or "" when the name cannot be a method."""
     overload: str
     """Its `__getitem__` signature in `Tools` (without `@overload`)."""
-    model_member: str
-    """How the model-facing `Tools` lists it: the method, or a `tools["name"]` comment."""
     key: str
     """The exact name as a string literal."""
 
@@ -429,16 +408,14 @@ def python_chunk(tool: ir.Tool) -> PythonChunk:
     args, returns = _signature_types(tool)
     description = description_lines(tool.description)
     key = py_str(tool.name)
-    declared, for_model = tool_declarations(tool)
+    declared = tool_declarations(tool)
     if is_method_name(tool.name):
         method = "\n".join(protocol.method_lines(tool.name, args, returns, description))
         overload = protocol.overload_lines(key, args, returns, ())
-        model_member = method
     else:
         method = ""
         overload = protocol.overload_lines(key, args, returns, description)
-        model_member = "\n".join(protocol.comment_block(key, args, returns, description))
-    return PythonChunk(declared, for_model, method, "\n".join(overload), model_member, key)
+    return PythonChunk(declared, method, "\n".join(overload), key)
 
 
 def render_python_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
@@ -457,24 +434,4 @@ def python_sdk_from_chunks(chunks: Sequence[PythonChunk]) -> str:
         declarations=[block for chunk in chunks for block in chunk.declarations],
         members=protocol.protocol_members(methods, overloads),
         tool_names=protocol.tool_name_alias([chunk.key for chunk in chunks]),
-    )
-
-
-def render_python_model_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
-    """The SDK as a model reads it (the body of the prompt section): the module's
-    declarations, and a `Tools` protocol that lists each tool once, as its method or a
-    `tools["name"]` comment. A model's program is not type-checked, so the overloads,
-    `ToolName` and the binding placeholder are left out."""
-    with run_memos():
-        return python_model_sdk_from_chunks(tool_chunks(catalog, "python", python_chunk, memo))
-
-
-def python_model_sdk_from_chunks(chunks: Sequence[PythonChunk]) -> str:
-    members = [chunk.model_member for chunk in chunks]
-    if not any(chunk.method for chunk in chunks):
-        members.append(f"{fmt.INDENT}pass")  # a class body needs one statement
-    return render(
-        "python/model_sdk.py.jinja",
-        declarations=[block for chunk in chunks for block in chunk.model_declarations],
-        members=members,
     )

@@ -1,5 +1,5 @@
-"""The model-facing SDK section: instructions for `run_code`, then the SDK in a fence
-(for Python, the SDK as a model reads it: each tool listed once, no overloads).
+"""The model-facing SDK section: instructions for `run_code`, then the SDK as a model reads
+it in a fence (`pysection`, `tssection`: each tool once, in its exact call form).
 
 The instructions are fixed text per language, and the SDK's own first part never depends on
 the tool set, so the section's first bytes stay the same when tools change (the provider's
@@ -12,8 +12,8 @@ from __future__ import annotations
 from .. import ir
 from .chunks import ChunkMemo
 from .env import render
-from .python import render_python_model_sdk
-from .typescript import render_typescript_sdk
+from .pysection import render_python_section_sdk as render_python_model_sdk
+from .tssection import render_typescript_section_sdk
 
 
 def render_python_section(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
@@ -21,4 +21,4 @@ def render_python_section(catalog: ir.Catalog, memo: ChunkMemo | None = None) ->
 
 
 def render_typescript_section(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
-    return render("prompt/typescript.md.jinja", sdk=render_typescript_sdk(catalog, memo))
+    return render("prompt/typescript.md.jinja", sdk=render_typescript_section_sdk(catalog, memo))

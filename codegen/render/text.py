@@ -48,6 +48,14 @@ def inline(text: str) -> str:
     return _FENCE.sub(lambda m: "~" * len(m.group()), folded) if "```" in folded else folded
 
 
+def inline_breaks(text: str) -> str:
+    """Text for one line inside a comment with nothing folded: every line break and tab
+    written as an escape (`\\n`, `\\t`, `\\x0c`, `\\u2028`, ...), hidden characters
+    shown, backtick fences turned into tilde fences."""
+    shown = escape_hidden(text.replace("\n", "\\n").replace("\t", "\\t"))
+    return _FENCE.sub(lambda m: "~" * len(m.group()), shown) if "```" in shown else shown
+
+
 def split_lines(text: str) -> list[str]:
     """Split on every line break any of our targets recognises."""
     return _LINE_BREAKS.split(text)
