@@ -42,7 +42,9 @@ from codegen import ir
 from codegen.names import is_method_name
 from codegen.pipeline import Compiled, compile_value
 from codegen.render.pyprotocol import OVERLOAD_LIMIT
-from codegen.render.python import docs_lines, render_python_model_sdk, render_python_sdk
+from codegen.render.pysection import function_name
+from codegen.render.pysection import render_python_section_sdk as render_python_model_sdk
+from codegen.render.python import docs_lines, render_python_sdk
 from codegen.render.text import description_lines
 from codegen.render.typescript import render_typescript_sdk
 from robustness_strategies import MARKER_WORDS, shuffled_catalog
@@ -227,17 +229,77 @@ def check_python(text: str, catalog: ir.Catalog) -> None:
 
 
 def check_python_model(text: str, catalog: ir.Catalog) -> None:
-    """Properties 2 and 3 for the model-facing Python SDK: the module's declarations, and
-    `Tools` listing every tool once, as a method or a `tools["name"]` comment."""
+    """Properties 2 and 3 for the model-facing Python SDK (the Code Mode section's stub):
+    the fixed header, then one `async def` per tool in catalog order (its own name, or `_`
+    under `@tool("<exact name>")`) with its description as the docstring, and only
+    TypedDicts and aliases besides; Literal strings as the IR has them; no injected token."""
     module = _parsed(text)
-    try:
-        check_model_structure(module, catalog, text)
-    except PropertyFailure:
-        raise
-    except AssertionError as error:
-        raise PropertyFailure(f"python model SDK: unexpected structure: {error}") from error
-    require(text.startswith(python_model_header()), "python model SDK: the fixed header changed")
-    _check_contents(module, catalog, text, module.body[3:-2], module.body[-2])
+    require(text.startswith(python_model_header()), "python section: the fixed header changed")
+    body = module.body[SECTION_HEADER_STATEMENTS:]
+    functions = [node for node in body if isinstance(node, ast.AsyncFunctionDef)]
+    require(len(functions) == len(catalog.tools), "python section: not one function per tool")
+    for node, tool in zip(functions, catalog.tools, strict=True):
+        _check_section_function(node, tool)
+    for node in body:
+        if isinstance(node, ast.AsyncFunctionDef):
+            continue
+        if isinstance(node, ast.ClassDef):
+            require(ast.unparse(node.bases[0]) == "TypedDict", "python section: a class base")
+            continue
+        if isinstance(node, ast.Assign):
+            call = node.value
+            require(
+                isinstance(call, ast.Call) and ast.unparse(call.func) == "TypedDict",
+                f"python section: an assignment that is no TypedDict: {ast.unparse(node):.200}",
+            )
+            continue
+        require(
+            isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation) == "TypeAlias",
+            f"python section: an unexpected statement: {ast.unparse(node):.200}",
+        )
+    literals = {
+        value.value
+        for node in ast.walk(module)
+        if isinstance(node, ast.Subscript) and ast.unparse(node.value) == "Literal"
+        for value in ast.walk(node.slice)
+        if isinstance(value, ast.Constant) and isinstance(value.value, str)
+    }
+    least = ir_literal_strings(catalog, extras=False, python=True)
+    most = ir_literal_strings(catalog, extras=True)
+    require(
+        least <= literals <= most,
+        f"python section: Literal strings differ from the IR: {sorted(literals ^ least)!r:.300}",
+    )
+    _check_docstring_tokens(module, text)
+    _check_tokens(text)
+
+
+SECTION_HEADER_STATEMENTS = 4
+"""The typing import, `F`, `tool` and `ToolCallError`."""
+
+
+def _check_section_function(node: ast.AsyncFunctionDef, tool: ir.Tool) -> None:
+    name = function_name(tool.name)
+    if name:
+        require(
+            node.name == name and not node.decorator_list,
+            f"python section: {tool.name!r} is not its own function",
+        )
+    else:
+        decorator = node.decorator_list[0] if len(node.decorator_list) == 1 else None
+        require(
+            node.name == "_"
+            and isinstance(decorator, ast.Call)
+            and ast.unparse(decorator.func) == "tool"
+            and isinstance(decorator.args[0], ast.Constant)
+            and decorator.args[0].value == tool.name,
+            f"python section: {tool.name!r} is not marked @tool with its exact name",
+        )
+    description = description_lines(tool.description)
+    if description:
+        _check_docstring_value(node.body[0], description, f"python section: {tool.name!r}")
+    else:
+        require(not _is_docstring(node.body[0]), f"python section: {tool.name!r} docstring")
 
 
 def _parsed(text: str) -> ast.Module:
@@ -289,8 +351,7 @@ def python_header() -> str:
 @cache
 def python_model_header() -> str:
     """The part every model-facing Python SDK starts with, whatever its tools."""
-    text = render_python_model_sdk(ir.Catalog(()))
-    return text[: text.index("\n\n\nclass Tools(Protocol):")]
+    return render_python_model_sdk(ir.Catalog(()))
 
 
 def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
@@ -323,38 +384,6 @@ def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
     last = body[-1]
     assert isinstance(last, ast.AnnAssign)
     assert ast.unparse(last) == "tools: Tools = cast(Tools, _UnboundTools())"
-
-
-def check_model_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
-    """The model-facing SDK holds exactly: docstring, the typing import, ToolCallError, one
-    statement per named type in IR order, the Tools protocol, `tools: Tools`."""
-    body = module.body
-    assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-    assert isinstance(body[1], ast.ImportFrom) and body[1].module == "typing"
-    assert isinstance(body[2], ast.ClassDef) and body[2].name == "ToolCallError"
-    declared = body[3:-2]
-    assert [_declared_name(node) for node in declared] == [t.name for t in catalog.types]
-    tools_class = body[-2]
-    assert isinstance(tools_class, ast.ClassDef) and tools_class.name == "Tools"
-    assert [ast.unparse(b) for b in tools_class.bases] == ["Protocol"]
-    methods = [t for t in catalog.tools if is_method_name(t.name)]
-    if not methods:
-        assert [type(n) for n in tools_class.body] == [ast.Pass]
-    else:
-        defined = [n for n in tools_class.body if isinstance(n, ast.AsyncFunctionDef)]
-        assert len(defined) == len(tools_class.body)
-        assert [n.name for n in defined] == [t.name for t in methods]
-    _check_method_shapes(tools_class, methods)
-    last = body[-1]
-    assert isinstance(last, ast.AnnAssign) and ast.unparse(last) == "tools: Tools"
-    # Every tool appears once, in name order, as a method or a `tools[...]` comment.
-    in_class = text[text.index("\nclass Tools(Protocol):") :]
-    listed = [
-        line.strip()
-        for line in in_class.splitlines()
-        if line.startswith(("    async def ", "    # tools["))
-    ]
-    assert len(listed) == len(catalog.tools)
 
 
 def _check_method_shapes(tools_class: ast.ClassDef, methods: list[ir.Tool]) -> None:

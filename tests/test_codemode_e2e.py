@@ -131,8 +131,8 @@ PROGRAMS = [
     (
         "Write two notes",
         """
-await tools.write_file({"path": "notes/a.txt", "content": "alpha\\nbeta"})
-await tools.write_file({"path": "notes/b.txt", "content": "beta\\ngamma"})
+await tools.write_file(path="notes/a.txt", content="alpha\\nbeta")
+await tools.write_file(path="notes/b.txt", content="beta\\ngamma")
 print("wrote two notes")
 """,
     ),
@@ -141,8 +141,8 @@ print("wrote two notes")
         """
 import asyncio
 a, b = await asyncio.gather(
-    tools.read_file({"path": "notes/a.txt"}),
-    tools.read_file({"path": "notes/b.txt"}),
+    tools.read_file(path="notes/a.txt"),
+    tools.read_file(path="notes/b.txt"),
 )
 lines = a["content"].splitlines() + b["content"].splitlines()
 return {"lines": len(lines), "unique": sorted(set(lines))}
@@ -151,7 +151,7 @@ return {"lines": len(lines), "unique": sorted(set(lines))}
     (
         "Search with the hyphenated tool",
         """
-found = await tools["search-files"]({"text": "beta"})
+found = await tools["search-files"](text="beta")
 print(f"{len(found['matches'])} files mention beta")
 return found["matches"]
 """,
@@ -160,10 +160,10 @@ return found["matches"]
         "Recover from a missing file",
         """
 try:
-    await tools.read_file({"path": "notes/missing.txt"})
+    await tools.read_file(path="notes/missing.txt")
 except ToolCallError as error:
     print(f"{error.tool_name} failed: {error}")
-listing = await tools.list_directory({"path": "notes"})
+listing = await tools.list_directory(path="notes")
 return listing["entries"]
 """,
     ),
@@ -171,7 +171,7 @@ return listing["entries"]
         "Refuse a path outside the workspace",
         """
 try:
-    await tools.read_file({"path": "../outside.txt"})
+    await tools.read_file(path="../outside.txt")
 except ToolCallError as error:
     return str(error)
 """,
@@ -179,7 +179,7 @@ except ToolCallError as error:
     (
         "Make an invalid call",
         """
-await tools.write_file({"path": "x.txt"})
+await tools.write_file(path="x.txt")
 """,
     ),
     (

@@ -59,10 +59,11 @@ _RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
                 "two required arguments: `code`, the body of an async Python function (top-level "
                 "`await` and `return` work), and `description`, a short summary of what the "
                 "program does. Inside the program exactly two names are defined, `tools` and "
-                "`ToolCallError`: call a tool with `await tools.name(args)`, or "
-                '`await tools["name"](args)` when its name is not an identifier, passing plain '
-                "dicts. Only what the program prints and the JSON value it returns come back, so "
-                "extract what matters instead of returning whole tool results."
+                "`ToolCallError`: call a tool with keyword arguments, `await tools.name(key=value)`, "
+                'or `await tools["exact-name"](key=value)` for one the SDK marks '
+                '`@tool("exact-name")`, passing plain JSON values. Only what the program prints '
+                "and the JSON value it returns come back, so extract what matters instead of "
+                "returning whole tool results."
             ),
             code=(
                 "The program: the body of an async Python function. Top-level `await` and "

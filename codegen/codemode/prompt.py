@@ -36,9 +36,8 @@ class PromptHost(Protocol):
 
 CODE_ONLY = (
     "Only one tool can be called directly in this session: run_code. Every other tool is "
-    "available inside a run_code program through the SDK below, as "
-    "`await tools.name(args)`. Calling any other tool directly fails with an "
-    "unknown-tool error."
+    "available inside a run_code program through the SDK below, called as it shows. "
+    "Calling any other tool directly fails with an unknown-tool error."
 )
 
 
