@@ -127,6 +127,11 @@ def _part_descriptions(node: dict[str, Any]) -> tuple[str, ...]:
     items = node.get("items")
     if isinstance(items, dict) and _described_inline(items, own):
         found.append(f"items: {items['description']}")
+    if isinstance(items, dict) and "properties" not in items and "$ref" not in items:
+        # An item type spelled inline (`list[str]`) has no place for its own notes either.
+        shown = [keyword_note(k, items[k]) for k in _ARM_KEYS if k in items]
+        if any(shown):
+            found.append("items: " + "; ".join(text for text in shown if text))
     arms = [
         arm
         for keyword in ("anyOf", "oneOf")

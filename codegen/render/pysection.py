@@ -324,7 +324,10 @@ def section_chunk(tool: ir.Tool) -> SectionChunk:
         if not item.key[:1].islower() and item.key.isidentifier()
     }
     returns, returns_docs, inlined = _returns(output, types)
-    lines = function_lines(tool, args, (returns, returns_docs), arguments)
+    args_docs = doc_lines(arguments.docs) if arguments is not None else []
+    if args_docs:  # the object the parameters spell out has no other place for its docs
+        args_docs[0] = f"args: {args_docs[0]}"
+    lines = function_lines(tool, args, (returns, args_docs + returns_docs), arguments)
     for named in reversed(types):
         if (named is arguments and not used_elsewhere) or named is inlined:
             continue

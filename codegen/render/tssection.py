@@ -128,6 +128,9 @@ def section_chunk(tool: ir.Tool) -> SectionChunk:
     body: list[str] = []
     if isinstance(arguments, ir.ObjectType) and not any(_uses(t, arguments.name) for t in types):
         inlined.add(arguments.name)
+        args_docs = doc_lines(arguments.docs)
+        if args_docs:  # written in place, the object has no other place for its docs
+            member_lines += comments([f"args: {args_docs[0]}", *args_docs[1:]], INDENT)
         body = _members(arguments, INDENT * 2)
         flat = "Record<string, never>" if not body else _one_line(body)
         if flat is not None:
