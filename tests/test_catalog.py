@@ -66,7 +66,7 @@ def test_json_catalog_has_every_field() -> None:
         "type": "number",
         "required": False,
         "default": "20",
-        "constraints": ">= 1; <= 100",
+        "constraints": "1..100",
         "description": "Page size",
     }
     raw = json.loads((SCHEMAS / "defaults_constraints.json").read_text())["tools"][0]

@@ -92,7 +92,7 @@ def _python_type(node: ir.TypeNode) -> str:
 def _python_declarations(tool: ir.Tool) -> str:
     from . import python
 
-    return "\n\n\n".join(python.tool_declarations(tool)[0])
+    return "\n\n\n".join(python.tool_declarations(tool))
 
 
 def _typescript_declarations(tool: ir.Tool) -> str:

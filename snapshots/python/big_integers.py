@@ -53,7 +53,7 @@ class BigNumbersArgs(TypedDict):
     huge: NotRequired[int]
     # default: 9007199254740993; <= 9007199254740993
     limit: NotRequired[int]
-    # >= 1e-07; <= 1e+21
+    # 1e-07..1e+21
     small: NotRequired[float]
 
 

@@ -52,13 +52,13 @@ class Draft4BoundsArgs(TypedDict):
     ratio: NotRequired[float]
 
 
-class ListItems_ArgsFilter(TypedDict):
+class ListItemsArgsFilter(TypedDict):
     q: NotRequired[str]
 
 
 class ListItemsArgs(TypedDict):
     # Page size
-    # default: 20; >= 1; <= 100
+    # default: 20; 1..100
     limit: NotRequired[int]
     # >= 0
     offset: NotRequired[int]
@@ -78,8 +78,8 @@ class ListItemsArgs(TypedDict):
     # 1..50 items; unique items
     ids: NotRequired[list[str]]
     # default: {"q": "all"}
-    filter: NotRequired[ListItems_ArgsFilter]
-    # >= 0; <= 10
+    filter: NotRequired[ListItemsArgsFilter]
+    # 0..10
     old_draft: NotRequired[int]
 
 

@@ -93,7 +93,7 @@ class ScheduleEventArgs(TypedDict):
         | ScheduleEvent_ArgsShape2Three
         | ScheduleEvent_ArgsShape2Four
     ]
-    # >= 2; <= 200
+    # 2..200
     retries: NotRequired[int | None]
     # length <= 254; format: email; pattern: @
     email: NotRequired[str | None]

@@ -11,10 +11,7 @@ interface BigNumbersArgs {
    * @default 9007199254740993
    */
   limit?: number;
-  /**
-   * >= 1e-07
-   * <= 1e+21
-   */
+  /** 1e-07..1e+21 */
   small?: number;
 }
 

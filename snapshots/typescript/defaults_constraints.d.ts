@@ -11,15 +11,14 @@ interface Draft4BoundsArgs {
   ratio?: number;
 }
 
-interface ListItems_ArgsFilter {
+interface ListItemsArgsFilter {
   q?: string;
 }
 
 interface ListItemsArgs {
   /**
    * Page size
-   * >= 1
-   * <= 100
+   * 1..100
    * @default 20
    */
   limit?: number;
@@ -57,11 +56,8 @@ interface ListItemsArgs {
    */
   ids?: string[];
   /** @default {"q": "all"} */
-  filter?: ListItems_ArgsFilter;
-  /**
-   * >= 0
-   * <= 10
-   */
+  filter?: ListItemsArgsFilter;
+  /** 0..10 */
   old_draft?: number;
 }
 

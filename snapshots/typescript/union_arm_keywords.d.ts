@@ -3,34 +3,34 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface MoveItem_ArgsByPath {
+interface MoveItemArgsByPath {
   workspace_id: string;
   path: string;
   [key: string]: JsonValue;
 }
 
-interface MoveItem_ArgsById {
+interface MoveItemArgsById {
   workspace_id: string;
   /** >= 1 */
   item_id: number;
   [key: string]: JsonValue;
 }
 
-type MoveItemArgs = MoveItem_ArgsByPath | MoveItem_ArgsById;
+type MoveItemArgs = MoveItemArgsByPath | MoveItemArgsById;
 
-interface ScheduleEvent_ArgsShape1 {
+interface ScheduleEventArgsShape1 {
   kind: "circle";
   radius?: number;
   [key: string]: JsonValue | undefined;
 }
 
-interface ScheduleEvent_ArgsShape2Three {
+interface ScheduleEventArgsShape2Three {
   kind: "polygon";
   corners: "three";
   [key: string]: JsonValue;
 }
 
-interface ScheduleEvent_ArgsShape2Four {
+interface ScheduleEventArgsShape2Four {
   kind: "polygon";
   corners: "four";
   [key: string]: JsonValue;
@@ -49,11 +49,8 @@ interface ScheduleEventArgs {
   code?: string | null;
   label?: string | null;
   pair?: [string?, number?, ...JsonValue[]] | null;
-  shape?: ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four;
-  /**
-   * >= 2
-   * <= 200
-   */
+  shape?: ScheduleEventArgsShape1 | ScheduleEventArgsShape2Three | ScheduleEventArgsShape2Four;
+  /** 2..200 */
   retries?: number | null;
   /**
    * length <= 254
@@ -78,7 +75,7 @@ interface ScheduleEventArgs {
    * multiple of 0.3
    */
   ratio?: number;
-  [key: string]: JsonValue | [string?, number?, ...JsonValue[]] | null | ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four | undefined;
+  [key: string]: JsonValue | [string?, number?, ...JsonValue[]] | null | ScheduleEventArgsShape1 | ScheduleEventArgsShape2Three | ScheduleEventArgsShape2Four | undefined;
 }
 
 interface ToolArgsMap {
