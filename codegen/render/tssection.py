@@ -73,22 +73,24 @@ ONE_LINE = 100
 
 
 def _one_line(body: list[str]) -> str | None:
-    """The members on one line, when none has a comment and they fit."""
+    """The members on one line, `; `-separated, when none has a comment and they fit."""
     if any("//" in line for line in body):
         return None
-    text = "{ " + " ".join(line.strip() for line in body)[:-1] + " }"
+    text = "{ " + "; ".join(line.strip() for line in body) + " }"
     return text if len(text) <= ONE_LINE else None
 
 
 def _members(obj: ir.ObjectType, indent: str) -> list[str]:
+    """One line per member, without `;`: a line break separates members (TypeScript never
+    reads a type on past a line break into `[` or `(`)."""
     lines = []
     for item in obj.fields:
         mark = "" if item.required else "?"
-        text = f"{indent}{ts_key(item.key)}{mark}: {spell(item.type)};"
+        text = f"{indent}{ts_key(item.key)}{mark}: {spell(item.type)}"
         lines += attach(text, doc_lines(item.docs), indent)
     if obj.extra is not None:
         extra = "unknown" if isinstance(obj.extra, ir.AnyType) else index_value(obj)
-        lines.append(f"{indent}[key: string]: {extra};")
+        lines.append(f"{indent}[key: string]: {extra}")
     return lines
 
 
@@ -148,9 +150,9 @@ def section_chunk(tool: ir.Tool) -> SectionChunk:
         if returns_docs:
             returns_docs[0] = f"returns: {returns_docs[0]}"
     if body:
-        member_lines += [opening, *body, f"{INDENT}}}): Promise<{returns}>;"]
+        member_lines += [opening, *body, f"{INDENT}}}): Promise<{returns}>"]
     else:
-        member_lines.append(f"{opening}): Promise<{returns}>;")
+        member_lines.append(f"{opening}): Promise<{returns}>")
     if returns_docs:
         last = member_lines.pop()
         member_lines += attach(last, returns_docs, INDENT)
