@@ -93,8 +93,14 @@ MUTATIONS = (
     Mutation(
         "notes-hidden-characters-raw",
         TEXT,
-        (('folded = escape_hidden(" ".join(text.split()))', 'folded = " ".join(text.split())'),),
-        "constraint notes (pattern, format, default) show hidden characters as escapes",
+        (
+            (
+                'shown = escape_hidden(text.replace("\\n", "\\\\n").replace("\\t", "\\\\t"))',
+                'shown = text.replace("\\n", "\\\\n").replace("\\t", "\\\\t")',
+            ),
+        ),
+        "constraint notes that quote a value (pattern, format, default, example) show hidden "
+        "characters as escapes",
     ),
     Mutation(
         "python-string-backslash-kept",
