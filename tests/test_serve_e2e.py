@@ -166,7 +166,7 @@ def test_session_with_two_real_upstreams(tmp_path: Path, golden: Any) -> None:
                 lines.extend(["## tools/list", "", *(f"- {name}" for name in names), ""])
                 assert names == ["run_code"]
                 assert "async def time__get_current_time" in description
-                assert 'tools["everything__get-sum"]' in description
+                assert '@tool("everything__get-sum")' in description
                 assert "everything__get_env" not in description and "get-env" not in description
                 assert client.instructions is None
 

@@ -52,7 +52,7 @@ class Draft4BoundsArgs(TypedDict):
     ratio: NotRequired[float]
 
 
-class ListItemsArgsFilter(TypedDict):
+class ListItems_ArgsFilter(TypedDict):
     q: NotRequired[str]
 
 
@@ -78,7 +78,7 @@ class ListItemsArgs(TypedDict):
     # 1..50 items; unique items
     ids: NotRequired[list[str]]
     # default: {"q": "all"}
-    filter: NotRequired[ListItemsArgsFilter]
+    filter: NotRequired[ListItems_ArgsFilter]
     # 0..10
     old_draft: NotRequired[int]
 

@@ -11,7 +11,7 @@ interface Draft4BoundsArgs {
   ratio?: number;
 }
 
-interface ListItemsArgsFilter {
+interface ListItems_ArgsFilter {
   q?: string;
 }
 
@@ -56,7 +56,7 @@ interface ListItemsArgs {
    */
   ids?: string[];
   /** @default {"q": "all"} */
-  filter?: ListItemsArgsFilter;
+  filter?: ListItems_ArgsFilter;
   /** 0..10 */
   old_draft?: number;
 }

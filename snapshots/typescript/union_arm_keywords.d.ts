@@ -3,34 +3,34 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-interface MoveItemArgsByPath {
+interface MoveItem_ArgsByPath {
   workspace_id: string;
   path: string;
   [key: string]: JsonValue;
 }
 
-interface MoveItemArgsById {
+interface MoveItem_ArgsById {
   workspace_id: string;
   /** >= 1 */
   item_id: number;
   [key: string]: JsonValue;
 }
 
-type MoveItemArgs = MoveItemArgsByPath | MoveItemArgsById;
+type MoveItemArgs = MoveItem_ArgsByPath | MoveItem_ArgsById;
 
-interface ScheduleEventArgsShape1 {
+interface ScheduleEvent_ArgsShape1 {
   kind: "circle";
   radius?: number;
   [key: string]: JsonValue | undefined;
 }
 
-interface ScheduleEventArgsShape2Three {
+interface ScheduleEvent_ArgsShape2Three {
   kind: "polygon";
   corners: "three";
   [key: string]: JsonValue;
 }
 
-interface ScheduleEventArgsShape2Four {
+interface ScheduleEvent_ArgsShape2Four {
   kind: "polygon";
   corners: "four";
   [key: string]: JsonValue;
@@ -49,7 +49,7 @@ interface ScheduleEventArgs {
   code?: string | null;
   label?: string | null;
   pair?: [string?, number?, ...JsonValue[]] | null;
-  shape?: ScheduleEventArgsShape1 | ScheduleEventArgsShape2Three | ScheduleEventArgsShape2Four;
+  shape?: ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four;
   /** 2..200 */
   retries?: number | null;
   /**
@@ -75,7 +75,7 @@ interface ScheduleEventArgs {
    * multiple of 0.3
    */
   ratio?: number;
-  [key: string]: JsonValue | [string?, number?, ...JsonValue[]] | null | ScheduleEventArgsShape1 | ScheduleEventArgsShape2Three | ScheduleEventArgsShape2Four | undefined;
+  [key: string]: JsonValue | [string?, number?, ...JsonValue[]] | null | ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four | undefined;
 }
 
 interface ToolArgsMap {
