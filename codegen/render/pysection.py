@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from .. import ir
-from ..runmemo import run_memos
 from ..names import ANNOTATION_NAMES, is_class_field, is_python_identifier
+from ..runmemo import run_memos
 from . import pyformat as fmt
 from .chunks import ChunkMemo, tool_chunks
 from .env import render
