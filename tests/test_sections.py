@@ -86,7 +86,7 @@ def test_the_check_catches_a_lost_value() -> None:
 def _stub_files(tmp_path: Path) -> list[Path]:
     files = []
     for path in INPUTS:
-        catalog = compile_sources([str(path)]).catalog
+        catalog = compile_sources([str(path)], require_tools=False).catalog
         assert catalog is not None
         stub = tmp_path / f"{path.parent.name}_{path.stem}.pyi".replace("-", "_")
         stub.write_text(pysection.render_python_section_sdk(catalog))
@@ -94,6 +94,7 @@ def _stub_files(tmp_path: Path) -> list[Path]:
     return files
 
 
+@pytest.mark.slow
 def test_python_stubs_pass_mypy_strict(tmp_path: Path) -> None:
     files = _stub_files(tmp_path)
     result = subprocess.run(
@@ -106,6 +107,7 @@ def test_python_stubs_pass_mypy_strict(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_python_stubs_pass_pyright_strict(tmp_path: Path) -> None:
     files = _stub_files(tmp_path)
     (tmp_path / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "strict"}))
@@ -120,6 +122,7 @@ def test_python_stubs_pass_pyright_strict(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout[-4000:]
 
 
+@pytest.mark.slow
 def test_sections_are_byte_identical_across_orders_and_hash_seeds() -> None:
     paths = [str(p) for p in CORPUS_FILES[:12]]
     script = (
