@@ -15,6 +15,7 @@ import contextlib
 import gc
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -30,7 +31,7 @@ from codegen.codemode.protocol import RuntimeLimits
 from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput
 from codegen.codemode.signals import AbortController
 from processes import TS_WORKER_MARK, left_processes
-from typescript_nodes import ROOT, SETUPS, runtime
+from typescript_nodes import ROOT, SETUPS, WHEEL_NODE, runtime
 
 SANDBOXES = ("auto", "bubblewrap", "namespaces")
 SECRET = "codegen-test-secret-5be0a9"
@@ -478,3 +479,28 @@ async def quiesce() -> None:
         await asyncio.sleep(0)
     gc.collect()
     await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize("sandbox", ("bubblewrap", "namespaces"))
+def test_a_node_under_the_hosts_tmp_runs_sandboxed(sandbox: str, tmp_path: Path) -> None:
+    """The sandbox mounts a private `/tmp`; a Node (or checkout, or virtual environment)
+    that lives under the host's `/tmp` is still bound into it, not hidden by it."""
+    assert str(tmp_path.resolve()).startswith("/tmp/")
+    node = tmp_path / "node"
+    try:
+        os.link(WHEEL_NODE, node)  # a hard link: a real file under /tmp, no 100 MB copy
+    except OSError:
+        shutil.copy2(WHEEL_NODE, node)
+    mounted = runtime("strip", RuntimeLimits(timeout=30), node=str(node), sandbox=sandbox)
+
+    async def scenario() -> RunOutput | CodeRunFailed:
+        try:
+            return await mounted.run("return process.cwd()", BINDINGS, AbortController().signal)
+        except CodeRunFailed as failure:
+            return failure
+        finally:
+            await mounted.aclose()
+
+    outcome = asyncio.run(scenario())
+    assert isinstance(outcome, RunOutput), text_of(outcome)
+    assert outcome.result == "/tmp"

@@ -28,6 +28,7 @@ import os
 import platform
 import select
 import signal
+import stat
 import sys
 from typing import Any
 
@@ -118,10 +119,18 @@ def mountpoint(root: str, path: str, directory: bool) -> str:
 def build_root(config: dict[str, Any]) -> None:
     """Steps 3: the sandbox's file system, entered with `pivot_root`."""
     root = config["root"]
+    # Each path is opened before the staging root covers the host's `root` (`/tmp`), so a
+    # path that lives there (a virtual environment or checkout under `/tmp`) is still bound.
+    sources = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in config["read_only"]}
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
-    for path in config["read_only"]:
-        bind_read_only(path, mountpoint(root, path, os.path.isdir(path)))
+    # The private `/tmp` before the binds, so binds of paths under `/tmp` land inside it.
+    work = mountpoint(root, "/tmp", True)
+    mount("tmpfs", work, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={config['tmp_bytes']}")
+    for path, handle in sources.items():
+        directory = stat.S_ISDIR(os.fstat(handle).st_mode)
+        bind_read_only(f"/proc/self/fd/{handle}", mountpoint(root, path, directory))
+        os.close(handle)
     for link, target in config.get("symlinks", {}).items():
         os.symlink(target, root + link)
     for name in DEVICES:
@@ -129,8 +138,6 @@ def build_root(config: dict[str, Any]) -> None:
             mount(f"/dev/{name}", mountpoint(root, f"/dev/{name}", False), None, MS_BIND)
     proc = mountpoint(root, "/proc", True)
     mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    work = mountpoint(root, "/tmp", True)
-    mount("tmpfs", work, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={config['tmp_bytes']}")
     os.chdir(root)
     os.mkdir(".host")
     number = SYS_PIVOT_ROOT.get(platform.machine())

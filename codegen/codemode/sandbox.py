@@ -137,12 +137,14 @@ def _bwrap_prefix(launcher: Launcher, environment: dict[str, str]) -> list[str]:
     ]
     for name, value in environment.items():
         argv += ["--setenv", name, value]
+    # The private `/tmp` first: a path the worker needs that lives under the host's `/tmp`
+    # (a virtual environment or checkout there) is then bound into it, not hidden by it.
+    argv += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
     for path in launcher.read_only:
         argv += ["--ro-bind", path, path]
     for link, target in launcher.symlinks:
         argv += ["--symlink", target, link]
-    argv += ["--dev", "/dev", "--proc", "/proc"]
-    argv += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    argv += ["--dev", "/dev", "--proc", "/proc", "--chdir", "/tmp"]
     argv += ["--remount-ro", "/"]  # the root tmpfs holds only mount points
     return [*argv, "--"]
 
