@@ -425,3 +425,64 @@ def test_a_typescript_session(tmp_path: Path) -> None:
     from processes import TS_WORKER_MARK, left_processes
 
     assert not wait_gone([p.pid for p in left_processes((TS_WORKER_MARK,))])
+
+
+def test_a_dead_http_upstream_is_removed_after_a_failed_call(tmp_path: Path) -> None:
+    """Streamable HTTP keeps no stream whose end means the server died: a call that fails
+    asks for a ping, and an unanswered one removes the upstream's tools and tells the
+    client, as a dead stdio upstream's are."""
+    front = write_config(tmp_path, {"time": {"command": TIME}})
+    process = _popen(front, "--http", "127.0.0.1:0", "--mode", "both")
+    try:
+        lines = _wait_ready(process, 1)
+        assert process.stderr is not None
+        while not any("listening on" in line for line in lines):
+            lines.append(process.stderr.readline().decode().rstrip("\n"))
+        url = re.search(r"listening on (http://\S+)", "\n".join(lines))
+        assert url is not None
+        second = tmp_path / "second"
+        second.mkdir()
+        config = write_config(second, {"front": {"url": url.group(1)}})
+        program = """\
+try:
+    await tools.front__time__get_current_time({"timezone": "UTC"})
+except ToolCallError as error:
+    return "failed: " + error.tool_name
+return "answered"
+"""
+
+        async def session() -> tuple[Any, Any, str]:
+            with (second / "stderr").open("w") as errlog:
+                async with Client(
+                    stdio_client(serve_parameters(config), errlog=errlog), cache=None
+                ) as client:
+                    first = await client.call_tool(
+                        "run_code", {"code": program, "description": "Read a clock"}
+                    )
+                    pids = descendants(psutil.Process(process.pid))
+                    process.kill()
+                    process.wait()
+                    assert wait_gone(pids) == []
+                    async with client.listen(tools_list_changed=True) as changes:
+                        failed = await client.call_tool(
+                            "run_code", {"code": program, "description": "Read it again"}
+                        )
+                        with anyio.fail_after(60):
+                            await changes.__anext__()
+                    relisted = await client.list_tools()
+                    return first, failed, relisted.tools[0].description or ""
+
+        first, failed, description = run(session)
+        assert first.structured_content == {"logs": [], "result": "answered"}
+        assert failed.structured_content == {
+            "logs": [],
+            "result": "failed: front__time__get_current_time",
+        }
+        assert "front__time__" not in description
+        stderr = (second / "stderr").read_text()
+        assert "stopped answering" in stderr, stderr
+        assert "Traceback" not in stderr
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

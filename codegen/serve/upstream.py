@@ -30,6 +30,8 @@ from .config import Upstream
 
 START_TIMEOUT = 60.0
 """Seconds an upstream gets to start, shake hands and list its tools."""
+PING_TIMEOUT = 10.0
+"""Seconds a streamable-HTTP upstream gets to answer the ping sent after a failed call."""
 
 Tools = tuple[dict[str, Any], ...]
 """An upstream's tools as sent (`name`, `title`, `description`, `inputSchema`,
@@ -171,15 +173,37 @@ class Connection:
         self.closing = False
         self._changed = anyio.Event()
         self._bound: Any = None
+        self._live: Any = None
+        self._end_reason: str | None = None
 
     async def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """The tool's value, or `ToolCallError` (an error result, a refused call, or a
-        connection that is gone)."""
-        if self._bound is None or self.ended.is_set():
-            from ..client import ToolCallError
+        connection that is gone). A failed call to a streamable-HTTP upstream asks it for a
+        ping: no persistent stream tells that it died, so an unanswered ping ends it here
+        (its tools are removed, as a dead stdio upstream's are)."""
+        from ..client import ToolCallError
 
+        if self._bound is None or self.ended.is_set():
             raise ToolCallError(name, f"the server {self.upstream.label} is not running")
-        return await self._bound[name](arguments)
+        try:
+            return await self._bound[name](arguments)
+        except ToolCallError:
+            if self.upstream.url is not None and not await self._answers_ping():
+                self._end_reason = "it stopped answering (a call failed and a ping went unanswered)"
+                self.ended.set()
+            raise
+
+    async def _answers_ping(self) -> bool:
+        client = self._live
+        if client is None or self.ended.is_set():
+            return False
+        with anyio.move_on_after(PING_TIMEOUT):
+            try:
+                await client.send_ping()
+            except Exception:
+                return False
+            return True
+        return False
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[Tools | str]) -> None:
         """Serve this upstream until its connection ends or the caller cancels. Starts with
@@ -204,6 +228,7 @@ class Connection:
                         self.tools = await list_tools(client)
                         deadline.cancel()
                         self._bound = bind(client, names=[tool["name"] for tool in self.tools])
+                        self._live = client
                         started = True
                         task_status.started(self.tools)
                         await self._watch(client)
@@ -219,7 +244,7 @@ class Connection:
         if not started:
             task_status.started(reason)
         elif not self.closing:
-            await self.on_end(self, reason)
+            await self.on_end(self, self._end_reason or reason)
 
     @asynccontextmanager
     async def _client(self) -> AsyncIterator[Any]:
