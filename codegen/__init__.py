@@ -5,7 +5,9 @@ The public API is imported lazily so `import codegen` (and the CLI) stay fast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .codemode.languages import render_sdk_section
@@ -63,15 +65,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LOCATIONS:
-        from importlib import import_module
-
-        value = getattr(import_module(f".{_LOCATIONS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LOCATIONS, __all__)

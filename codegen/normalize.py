@@ -594,13 +594,28 @@ def _decoded(fragment: str) -> str:
     return unquote(fragment)
 
 
+def _ref_tokens(ref: str) -> list[str]:
+    """The tokens of a local reference (`#/a/b~1c`), unescaped."""
+    return [_decoded(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
+
+
+def _member_kind(token: str, value: Any) -> str:
+    """What a schema's member `token` holding `value` is, for a walk along a pointer: a map
+    or list of subschemas, one subschema, or data (a key no keyword defines)."""
+    if token in MAP_KEYWORDS:
+        return "map"
+    if token in LIST_KEYWORDS and isinstance(value, list):
+        return "list"
+    return "schema" if token in SINGLE_KEYWORDS else "data"
+
+
 def _target_under_data(root: Any, ref: str) -> tuple[Any, Any] | None:
     """The container and key of a local reference's target in the normalized tree when its
     path leaves keyword positions (a schema kept under a key no keyword defines), with every
     container below that point copied so the target can be replaced without touching the
     input; None when the path stays on keywords (the walk reached the target) or leads
     nowhere."""
-    tokens = [_decoded(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
+    tokens = _ref_tokens(ref)
     node = root
     expect = "schema"
     for index, token in enumerate(tokens):
@@ -613,15 +628,7 @@ def _target_under_data(root: Any, ref: str) -> tuple[Any, Any] | None:
         else:
             return None
         if expect == "schema":
-            expect = (
-                "map"
-                if token in MAP_KEYWORDS
-                else "list"
-                if token in LIST_KEYWORDS and isinstance(child, list)
-                else "schema"
-                if token in SINGLE_KEYWORDS
-                else "data"
-            )
+            expect = _member_kind(token, child)
         elif expect in ("map", "list"):
             expect = "schema"
         if index == len(tokens) - 1:
@@ -640,9 +647,7 @@ def rewrite_definitions_ref(ref: str, root: Schema) -> str:
     keyword it passes to `$defs` (only where the rule renamed it)."""
     if not ref.startswith("#/"):
         return ref
-    from urllib.parse import unquote  # only here: most schemas never use `definitions`
-
-    tokens = [unquote(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
+    tokens = _ref_tokens(ref)
     if "definitions" not in tokens:
         return ref
     node: Any = root
@@ -655,15 +660,7 @@ def rewrite_definitions_ref(ref: str, root: Schema) -> str:
             renamed = token == "definitions" and definitions_to_defs(node) is not node
             out.append("$defs" if renamed else token)
             node = node.get(token)
-            expect = (
-                "map"
-                if token in MAP_KEYWORDS
-                else "list"
-                if token in LIST_KEYWORDS and isinstance(node, list)
-                else "schema"
-                if token in SINGLE_KEYWORDS
-                else "data"
-            )
+            expect = _member_kind(token, node)
         else:
             out.append(token)
             if expect == "data":

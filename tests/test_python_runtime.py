@@ -66,6 +66,25 @@ def execute(registry: ToolRegistry, program: str, **options: Any) -> ToolResult:
     return run(registry.execute(call))
 
 
+async def abort_once_running(
+    tools: ToolRegistry, runtime: Any, program: str, hang_guard: float
+) -> ToolResult:
+    """`run_code` of `program`, aborted by its caller once the runtime has started a worker;
+    `hang_guard` seconds bound the wait for the result (not a speed bound)."""
+    controller = AbortController()
+    call = ToolCall(
+        "run_code", {"code": program, "description": "Wait"}, "run", signal=controller.signal
+    )
+    task = asyncio.ensure_future(tools.execute(call))
+    for _ in range(800):  # until the program runs (a loaded machine starts slowly)
+        if runtime.spawned:
+            break
+        await asyncio.sleep(0.025)
+    await asyncio.sleep(0.2)
+    controller.abort("user stopped it")
+    return await asyncio.wait_for(task, hang_guard)
+
+
 def process_group_gone(pid: int) -> bool:
     try:
         os.killpg(pid, 0)
@@ -349,27 +368,6 @@ def test_cancelling_the_outer_call_kills_the_worker() -> None:
     """The program would sleep for an hour: only killing the worker ends the run within the
     ten minutes `wait_for` allows (a hang guard, not a speed bound)."""
     tools, runtime = registry(RuntimeLimits(timeout=3600, cpu_seconds=3600))
-    controller = AbortController()
-
-    async def scenario() -> ToolResult:
-        task = asyncio.ensure_future(
-            tools.execute(
-                ToolCall(
-                    "run_code",
-                    {"code": "import time\ntime.sleep(3600)", "description": "Sleep"},
-                    "run",
-                    signal=controller.signal,
-                )
-            )
-        )
-        for _ in range(800):  # until the program runs (a loaded machine starts slowly)
-            if runtime.spawned:
-                break
-            await asyncio.sleep(0.025)
-        await asyncio.sleep(0.2)
-        controller.abort("user stopped it")
-        return await asyncio.wait_for(task, 600)
-
-    result = run(scenario())
+    result = run(abort_once_running(tools, runtime, "import time\ntime.sleep(3600)", 600))
     assert result.code == ErrorCode.ABORTED
     assert_no_worker_left(runtime)

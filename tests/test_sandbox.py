@@ -16,37 +16,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
+from sandbox_checks import (
+    BINDINGS,
+    SANDBOXES,
+    SECRET,
+    assert_no_process_left,
+    host_secret,  # noqa: F401  (an autouse fixture: it must be in the module)
+    text_of,
+)
 
 from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
-from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput
+from codegen.codemode.runtime import CodeRunFailed, RunOutput
 from codegen.codemode.sandbox import PIDS_MAX, SandboxUnavailable, launcher
 from codegen.codemode.signals import AbortController
-from processes import left_processes
-
-SANDBOXES = ("auto", "bubblewrap", "namespaces")
-SECRET = "codegen-test-secret-2f6c1d"
-
-
-async def answer(name: str, arguments: Any) -> Any:
-    return {"tool": name, "args": arguments}
-
-
-BINDINGS = Bindings(("echo",), answer)
-
-
-def sandbox_processes() -> list[psutil.Process]:
-    return left_processes()
-
-
-def assert_no_process_left() -> None:
-    for _ in range(100):
-        left = sandbox_processes()
-        if not left:
-            return
-        psutil.wait_procs(left, timeout=0.1)
-    assert not sandbox_processes(), "sandboxed processes left running"
 
 
 async def run_program(
@@ -65,19 +48,6 @@ def run(program: str, sandbox: str = "auto", limits: RuntimeLimits | None = None
     outcome = asyncio.run(run_program(program, sandbox, limits))
     assert_no_process_left()
     return outcome
-
-
-def text_of(outcome: Any) -> str:
-    if isinstance(outcome, CodeRunFailed):
-        return f"{outcome.kind}: {outcome} {outcome.logs}"
-    return f"{outcome.result!r} {outcome.logs}"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def host_secret() -> Any:
-    os.environ["CODEGEN_HOST_SECRET"] = SECRET
-    yield
-    os.environ.pop("CODEGEN_HOST_SECRET", None)
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)

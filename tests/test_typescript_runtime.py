@@ -11,15 +11,19 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.execution import ToolCall
 from codegen.codemode.protocol import RuntimeLimits
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.results import ErrorCode, ToolResult
-from codegen.codemode.signals import AbortController
+from codegen.codemode.results import ErrorCode
 from codegen.codemode.typescript_runtime import TypeScriptRuntime
 from codemode_helpers import run
 from processes import TS_WORKER_MARK, left_processes
-from test_python_runtime import get_user, process_group_gone, read_file
+from test_python_runtime import (
+    abort_once_running,
+    execute,
+    get_user,
+    process_group_gone,
+    read_file,
+)
 from typescript_nodes import SETUPS, runtime
 
 pytestmark = pytest.mark.parametrize("setup", list(SETUPS))
@@ -54,13 +58,6 @@ def registry(
     mounted = runtime(setup, limits or RuntimeLimits(timeout=30))
     registry.mount_runtime(mounted)
     return registry, mounted
-
-
-def execute(registry: ToolRegistry, program: str, **options: Any) -> ToolResult:
-    call = ToolCall(
-        "run_code", {"code": program, "description": "Run a test program"}, "run", **options
-    )
-    return run(registry.execute(call))
 
 
 def assert_no_worker_left(runtime: TypeScriptRuntime) -> None:
@@ -151,9 +148,7 @@ def test_runs_share_no_state(setup: str) -> None:
     assert len(set(runtime.spawned)) == 2
 
 
-def test_the_worker_gets_a_minimal_environment(
-    setup: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_worker_gets_a_minimal_environment(setup: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODEGEN_TEST_SECRET", "hunter2")
     monkeypatch.setenv("NODE_OPTIONS", "--max-old-space-size=1")
     tools, _ = registry(setup)
@@ -171,9 +166,15 @@ def test_the_worker_gets_a_minimal_environment(
         ("return { when: NaN }", "$.when: NaN is not a finite number"),
         ("return [1, undefined]", "$[1]: undefined is not a JSON value"),
         ("return 10n", "$: BigInt is not a JSON value"),
-        ("let x = 1;\nthrow new RangeError('boom')", "RangeError: boom\n  at line 2 of the program"),
+        (
+            "let x = 1;\nthrow new RangeError('boom')",
+            "RangeError: boom\n  at line 2 of the program",
+        ),
         ("throw 'a string'", "Uncaught 'a string'"),
-        ("setTimeout(() => { throw new Error('later') }, 0);\nawait new Promise(() => {})", "later"),
+        (
+            "setTimeout(() => { throw new Error('later') }, 0);\nawait new Promise(() => {})",
+            "later",
+        ),
         ("Promise.reject(new Error('unhandled'));\nawait new Promise(() => {})", "unhandled"),
     ],
 )
@@ -309,7 +310,12 @@ HOSTILE = [
         RuntimeLimits(timeout=3),
         "timeout",
     ),
-    ("kills itself", "process.kill(process.pid, 'SIGKILL')", RuntimeLimits(timeout=10), "worker-exit"),
+    (
+        "kills itself",
+        "process.kill(process.pid, 'SIGKILL')",
+        RuntimeLimits(timeout=10),
+        "worker-exit",
+    ),
     (
         "blocks without using the CPU",
         "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);",
@@ -370,27 +376,6 @@ def test_calls_never_awaited_still_reach_the_host_and_settle(setup: str) -> None
 
 def test_cancelling_the_outer_call_kills_the_worker(setup: str) -> None:
     tools, runtime = registry(setup, RuntimeLimits(timeout=30))
-    controller = AbortController()
-
-    async def scenario() -> ToolResult:
-        task = asyncio.ensure_future(
-            tools.execute(
-                ToolCall(
-                    "run_code",
-                    {"code": "await new Promise(() => {})", "description": "Wait"},
-                    "run",
-                    signal=controller.signal,
-                )
-            )
-        )
-        for _ in range(800):  # until the program runs (a loaded machine starts slowly)
-            if runtime.spawned:
-                break
-            await asyncio.sleep(0.025)
-        await asyncio.sleep(0.2)
-        controller.abort("user stopped it")
-        return await asyncio.wait_for(task, 10)
-
-    result = run(scenario())
+    result = run(abort_once_running(tools, runtime, "await new Promise(() => {})", 10))
     assert result.code == ErrorCode.ABORTED
     assert_no_worker_left(runtime)

@@ -26,31 +26,20 @@ from typing import Any
 
 import psutil
 import pytest
+from sandbox_checks import (
+    BINDINGS,
+    SANDBOXES,
+    SECRET,
+    assert_no_process_left,
+    host_secret,  # noqa: F401  (an autouse fixture: it must be in the module)
+    text_of,
+)
 
 from codegen.codemode.protocol import RuntimeLimits
 from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput
 from codegen.codemode.signals import AbortController
 from processes import TS_WORKER_MARK, left_processes
 from typescript_nodes import ROOT, SETUPS, WHEEL_NODE, runtime
-
-SANDBOXES = ("auto", "bubblewrap", "namespaces")
-SECRET = "codegen-test-secret-5be0a9"
-
-
-async def answer(name: str, arguments: Any) -> Any:
-    return {"tool": name, "args": arguments}
-
-
-BINDINGS = Bindings(("echo",), answer)
-
-
-def assert_no_process_left() -> None:
-    for _ in range(100):
-        left = left_processes()
-        if not left:
-            return
-        psutil.wait_procs(left, timeout=0.1)
-    assert not left_processes(), "sandboxed processes left running"
 
 
 async def run_program(
@@ -74,19 +63,6 @@ def run(
     outcome = asyncio.run(run_program(program, sandbox, limits, setup))
     assert_no_process_left()
     return outcome
-
-
-def text_of(outcome: Any) -> str:
-    if isinstance(outcome, CodeRunFailed):
-        return f"{outcome.kind}: {outcome} {outcome.logs}"
-    return f"{outcome.result!r} {outcome.logs}"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def host_secret() -> Any:
-    os.environ["CODEGEN_HOST_SECRET"] = SECRET
-    yield
-    os.environ.pop("CODEGEN_HOST_SECRET", None)
 
 
 @pytest.mark.parametrize("setup", list(SETUPS))

@@ -14,7 +14,9 @@ back through the executor; `registry` assembles them all.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .execution import ToolCall, ToolContext
@@ -77,15 +79,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LOCATIONS:
-        from importlib import import_module
-
-        value = getattr(import_module(f".{_LOCATIONS[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LOCATIONS, __all__)

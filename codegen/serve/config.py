@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 from .. import jsontext, namespaces
 from ..errors import Diagnostic, InvalidInputError, UsageError, escape_pointer_token
+from ..workflow.config import read_toml
 
 MODES = ("code", "both")
 SDK_PLACES = ("description", "instructions")
@@ -331,13 +331,7 @@ def load_servers_file(path: Path, display: str) -> ServeConfig:
 
 def load_table(path: Path, display: str) -> ServeConfig | None:
     """`[tool.codegen.serve]` of one `pyproject.toml`; None when it has no such table."""
-    try:
-        with path.open("rb") as stream:
-            document = tomllib.load(stream)
-    except OSError as exc:
-        raise UsageError(f"{display}: cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{display}: invalid TOML: {exc}") from None
+    document = read_toml(path, display)
     table = document.get("tool", {}).get("codegen", {})
     if not isinstance(table, dict) or "serve" not in table:
         return None

@@ -79,15 +79,21 @@ def find_config(start: Path | None = None) -> ProjectConfig | None:
     return None
 
 
-def load_config(path: Path) -> ProjectConfig | None:
-    """The `[tool.codegen]` table of one `pyproject.toml`; None when it has no such table."""
+def read_toml(path: Path, display: str | None = None) -> dict[str, Any]:
+    """A TOML file's document; an unreadable or invalid file is a `UsageError` naming it."""
+    shown = path if display is None else display
     try:
         with path.open("rb") as stream:
-            document = tomllib.load(stream)
+            return tomllib.load(stream)
     except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise UsageError(f"{shown}: cannot read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+        raise UsageError(f"{shown}: invalid TOML: {exc}") from None
+
+
+def load_config(path: Path) -> ProjectConfig | None:
+    """The `[tool.codegen]` table of one `pyproject.toml`; None when it has no such table."""
+    document = read_toml(path)
     tool = document.get("tool")
     if not isinstance(tool, dict) or "codegen" not in tool:
         return None
