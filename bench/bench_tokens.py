@@ -13,8 +13,9 @@ fetched from the npm registry once, see `bench/tokens.py`):
   of both sides.
 - floor: every tool name, description, property key, enum and const value, default, bound,
   pattern, format and example once, one per line, no syntax: what no spelling can go below.
-- Python / TypeScript: the whole prompt section (`codegen prompt`): the `run_code`
-  instructions and the SDK in its fence.
+- Python / TypeScript: the SDK the section shows in its fence (what replaces the JSON tool
+  list). The `run_code` instructions around it are fixed text, the same for every catalog,
+  and part of `run_code`'s own description; their tokens are printed on their own line.
 
 Catalogs: the vendored public MCP corpus (`tests/corpus/mcp`, one namespaced catalog, and
 the median of its servers each on its own), BFCL's function docs and ToolUniverse's tool
@@ -40,13 +41,20 @@ sys.path.insert(0, str(ROOT / "bench"))
 from catalogs import bfcl_catalog, tooluniverse_catalog  # noqa: E402
 from tokens import o200k_counter  # noqa: E402
 
+from codegen import ir  # noqa: E402
 from codegen.load import load_sources  # noqa: E402
 from codegen.model import ToolDefinition  # noqa: E402
 from codegen.pipeline import compile_definitions  # noqa: E402
+from codegen.render.pysection import render_python_section_sdk  # noqa: E402
 from codegen.render.section import render_python_section, render_typescript_section  # noqa: E402
+from codegen.render.tssection import render_typescript_section_sdk  # noqa: E402
 
 Count = Callable[[str], int]
 SECTIONS: dict[str, Callable[..., str]] = {
+    "Python": render_python_section_sdk,
+    "TypeScript": render_typescript_section_sdk,
+}
+WHOLE: dict[str, Callable[..., str]] = {
     "Python": render_python_section,
     "TypeScript": render_typescript_section,
 }
@@ -124,6 +132,7 @@ def measure(tools: tuple[ToolDefinition, ...], count: Count) -> dict[str, int]:
     }
     for name, render in SECTIONS.items():
         totals[name] = count(render(catalog))
+        totals[f"{name} with instructions"] = count(WHOLE[name](catalog))
     return totals
 
 
@@ -144,18 +153,21 @@ _TS_KINDS = (
 )
 
 
+def instructions(language: str, count: Count) -> int:
+    """Tokens of the `run_code` instructions around the SDK (fixed text)."""
+    empty = ir.Catalog(tools=())
+    return count(WHOLE[language](empty)) - count(SECTIONS[language](empty))
+
+
 def breakdown(section: str, language: str, count: Count) -> Counter[str]:
-    """Tokens by kind of line: the instructions and fixed header, tool descriptions
-    (docstrings), docs in comments (trailing or on their own lines), signatures, type
-    headers, aliases, parameters and fields. A trailing comment counts as docs; the rest
-    of its line by its kind."""
-    fence = "```python\n" if language == "Python" else "```ts\n"
-    start = section.index(fence) + len(fence)
+    """Tokens by kind of line: the fixed header, tool descriptions (docstrings), docs in
+    comments (trailing or on their own lines), signatures, type headers, aliases,
+    parameters and fields. A trailing comment counts as docs; the rest of its line by its
+    kind."""
     head_end = section.index("\nasync def " if language == "Python" else "declare const tools")
     found: Counter[str] = Counter()
-    found["instructions and fixed header"] = count(section[:head_end])
+    found["fixed header"] = count(section[:head_end])
     body = section[head_end:]
-    assert start <= head_end
     kinds = _PY_KINDS if language == "Python" else _TS_KINDS
     marker = " # " if language == "Python" else " // "
     in_docstring = False
@@ -199,11 +211,14 @@ def main() -> None:
         + " | ".join(f"{r['JSON']:,}" for r in results.values())
         + " | 1.00 |"
     )
-    for row in ("floor", *SECTIONS):
+    for row in ("floor", *SECTIONS, *(f"{name} with instructions" for name in SECTIONS)):
         ratios = [r[row] / r["JSON"] for r in results.values()]
         median = statistics.median(r[row] / r["JSON"] for r in per_server)
-        label = row if row == "floor" else f"{row} section"
+        label = row if row == "floor" else f"{row} section" if row in SECTIONS else row
         print(f"| {label} | " + " | ".join(f"{x:.3f}" for x in ratios) + f" | {median:.3f} |")
+    print()
+    for language in SECTIONS:
+        print(f"`run_code` instructions, {language}: {instructions(language, count)} tokens")
     print()
     for language, render in SECTIONS.items():
         print(f"Where the {language} section spends it (fraction of the compact JSON):\n")

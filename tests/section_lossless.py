@@ -186,9 +186,7 @@ def expected_values(definition: Any) -> Expected:
                     ) if lo is not None else None
                     lo = None
                 if high == "maximum" and node.get("exclusiveMaximum") is True:
-                    found.notes.append(
-                        (where, f"< {_number(hi)}")
-                    ) if hi is not None else None
+                    found.notes.append((where, f"< {_number(hi)}")) if hi is not None else None
                     hi = None
                 if lo is not None and hi is not None:
                     found.notes.append((where, both.format(_number(lo), _number(hi))))
@@ -292,6 +290,42 @@ def _split_comment(line: str) -> tuple[str, str, str]:
     if at < 0:
         return line, "", ""
     return line[:at], "// ", line[at + 3 :]
+
+
+# --- `ditto` as a reader expands it ---------------------------------------------------------
+
+_PY_FIELD = re.compile(r'^\s+"?([A-Za-z_][A-Za-z0-9_]*)"?: ')
+_TS_FIELD = re.compile(r"^\s+([A-Za-z_][A-Za-z0-9_]*)\??: ")
+
+
+def expand_dittos(text: str, language: str) -> str:
+    """The section with every `ditto` comment replaced by the comment last written on a
+    field of the same name above it, the rule the `run_code` instructions state. A
+    `ditto` with no such field above raises KeyError."""
+    lines = text.split("\n")
+    trailing: dict[int, tuple[int, str]] = {}  # line index -> (column, comment text)
+    if language == "python":
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                row, column = token.start
+                trailing[row - 1] = (column + 2, token.string[2:])
+    else:
+        for index, line in enumerate(lines):
+            head, sep, comment = _split_comment(line)
+            if sep:
+                trailing[index] = (len(head) + 3, comment)
+    field = _PY_FIELD if language == "python" else _TS_FIELD
+    last: dict[str, str] = {}
+    for index, (column, comment) in sorted(trailing.items()):
+        found = field.match(lines[index])
+        if found is None or not lines[index][:column].strip().rstrip("#/").strip():
+            continue  # a comment line of its own, not a field's trailing comment
+        key = found.group(1)
+        if comment == "ditto":
+            lines[index] = lines[index][:column] + last[key]
+        else:
+            last[key] = comment
+    return "\n".join(lines)
 
 
 # --- the check ----------------------------------------------------------------------------

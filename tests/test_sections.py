@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from section_lossless import missing, python_shown, typescript_shown
+from section_lossless import expand_dittos, missing, python_shown, typescript_shown
 
 from codegen import ir
 from codegen.codemode.python_runtime import PythonRuntime
@@ -26,24 +26,42 @@ from codegen.codemode.signals import AbortSignal
 from codegen.load import load_sources
 from codegen.pipeline import compile_definitions, compile_sources
 from codegen.render import pysection, tssection
-from codegen.render.sectionnames import allocate, substitute, typescript_reserved
+from codegen.render.dittos import Dittos
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS
 
 INPUTS = [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES
 
 
 def _parts(catalog: ir.Catalog, language: str) -> tuple[str, list[list[str]]]:
-    """The section SDK and each tool's part of it (the pieces as they appear there)."""
-    if language == "python":
-        chunks = [pysection.section_chunk(tool) for tool in catalog.tools]
-        taken = [c.function for c in chunks if c.function] + [k for c in chunks for k in c.keys]
-        names = allocate([c.names for c in chunks], pysection.PYTHON_RESERVED | frozenset(taken))
-        parts = [[substitute(c.text, names)] for c in chunks]
-        return pysection.section_sdk_from_chunks(chunks), parts
-    ts_chunks = [tssection.section_chunk(tool) for tool in catalog.tools]
-    names = allocate([c.names for c in ts_chunks], typescript_reserved())
-    parts = [[substitute(c.member, names), substitute(c.declarations, names)] for c in ts_chunks]
-    return tssection.section_sdk_from_chunks(ts_chunks), parts
+    """The section SDK with every field comment in full (no `ditto`:
+    `test_dittos_expand_to_the_full_comments` shows a reader recovers them) and each
+    tool's part of it: its head, the declarations it adds and the earlier ones it reuses."""
+    module = pysection if language == "python" else tssection
+    chunks = [module.section_chunk(tool) for tool in catalog.tools]
+    full = Dittos(repeat=True).resolve
+    parts = [
+        [full(p.head), *map(full, p.declarations), *map(full, p.shared)]
+        for p in module.place_chunks(chunks)
+    ]
+    return module.section_sdk_from_chunks(chunks, dittos=False), parts
+
+
+@pytest.mark.parametrize("language", ["python", "typescript"])
+def test_dittos_expand_to_the_full_comments(language: str) -> None:
+    """`ditto` loses nothing: expanded by the reader's rule alone, the section is the one
+    with every comment in full; and it is used where names repeat their comment."""
+    module = pysection if language == "python" else tssection
+    dittos = 0
+    for path in INPUTS:
+        catalog = compile_sources([str(path)], require_tools=False).catalog
+        assert catalog is not None
+        chunks = [module.section_chunk(tool) for tool in catalog.tools]
+        short = module.section_sdk_from_chunks(chunks)
+        dittos += short.count("ditto\n")
+        assert expand_dittos(short, language) == module.section_sdk_from_chunks(
+            chunks, dittos=False
+        )
+    assert dittos > 100
 
 
 @pytest.mark.parametrize("language", ["python", "typescript"])
@@ -71,7 +89,8 @@ def test_the_check_catches_a_lost_value() -> None:
     definition = load_sources([str(SCHEMAS / "defaults_constraints.json")]).tools[0]
     catalog = compile_definitions([definition]).catalog
     assert catalog is not None
-    _, ((part,),) = _parts(catalog, "python")
+    _, (pieces,) = _parts(catalog, "python")
+    part = "\n".join(pieces)
     assert not missing(definition, python_shown(part), "python")
     lost = {"description": part.replace('"""Defaults, ranges', '"""Gone', 1)}
     for line in part.split("\n"):

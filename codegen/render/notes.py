@@ -126,3 +126,17 @@ def exact(text: str) -> str:
     if text.isascii() and text.isprintable() and "```" not in text:
         return text
     return inline_breaks(text)
+
+
+def with_notes(description: tuple[str, ...], found: list[str]) -> list[str]:
+    """Doc lines for a reader that pays per token: the description, then its notes joined
+    by `; `, on the description's line when it has just one (`Max results. default: 10;
+    1..100`), so the docs fit in one trailing comment."""
+    lines = list(description)
+    if not found:
+        return lines
+    text = "; ".join(found)
+    if len(lines) == 1:
+        last = lines[0]
+        return [f"{last}{' ' if last[-1:] in '.!?' else '; '}{text}"]
+    return [*lines, text]

@@ -24,24 +24,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from .. import ir
 from ..names import ANNOTATION_NAMES, is_class_field, is_python_identifier
 from ..runmemo import run_memos
 from . import pyformat as fmt
 from .chunks import ChunkMemo, tool_chunks
+from .dittos import Dittos, dittoable
+from .dittos import mark as ditto_mark
 from .env import render
-from .notes import notes
+from .notes import notes, with_notes
 from .pystrings import comment_lines, docstring, json_to_py, py_str
 from .python import literal_expr, type_expr
 from .sectionnames import (
     PYTHON_RESERVED,
     TYPING_NAMES,
-    allocate,
+    Declaration,
+    Placed,
+    ToolText,
     candidates,
     marked_tool,
-    substitute,
+    place,
 )
 from .text import description_lines
 
@@ -51,18 +55,6 @@ INDENT = " "
 
 SECTION_NAMES = ANNOTATION_NAMES | TYPING_NAMES | {"ToolCallError", "tools", "None"}
 """Names a tool's function may not take: the section's annotations and header use them."""
-
-
-class SectionChunk(NamedTuple):
-    """One tool in the section: its text with type names marked, the names its types would
-    like, and its function name ("" for `@tool(...)`)."""
-
-    text: str
-    names: tuple[tuple[str, str, bool], ...]
-    function: str
-    keys: tuple[str, ...]
-    """Keys of its class-syntax TypedDicts that look like type names (`URL`): no type may
-    take one, or the class body would read the field where it means the type."""
 
 
 def function_name(name: str) -> str:
@@ -78,24 +70,25 @@ def function_name(name: str) -> str:
 def doc_lines(docs: ir.Docs, extra: Sequence[str] = (), skip_default: bool = False) -> list[str]:
     """Description lines, then one line of notes joined by `; ` (defaults and examples in
     full)."""
-    lines = list(description_lines(docs.description))
     found = [
         f"default: {n.text}" if n.kind == "default" else n.text
         for n in notes(docs, json_to_py, limit=None)
         if not (skip_default and n.kind == "default")
     ]
     found.extend(extra)
-    if found:
-        lines.append("; ".join(found))
-    return lines
+    return with_notes(description_lines(docs.description), found)
 
 
-def attach(line: str, docs: Sequence[str], indent: str) -> list[str]:
-    """`line` with its docs: one trailing comment, or comment lines above it."""
+def attach(line: str, docs: Sequence[str], indent: str, key: str = "") -> list[str]:
+    """`line` with its docs: one trailing comment, or comment lines above it. The trailing
+    comment of a field or parameter `key` is marked for `dittos`."""
     if not docs:
         return [line]
     if len(docs) == 1:
-        return [f"{line} {comment_lines(docs, '')[0]}"]
+        comment = comment_lines(docs, "")[0]
+        if key and dittoable(key):
+            comment = "# " + ditto_mark(key, comment[2:])
+        return [f"{line} {comment}"]
     return [*comment_lines(docs, indent), line]
 
 
@@ -171,7 +164,7 @@ def _object_lines(named: ir.ObjectType) -> list[str]:
             return attach(f"{head} ...", head_docs, "")
         lines = attach(head, head_docs, "")
         for key, annotation, docs in entries:
-            lines += attach(f"{INDENT}{key}: {annotation}", docs, INDENT)
+            lines += attach(f"{INDENT}{key}: {annotation}", docs, INDENT, key)
         return lines
     tail = f", {options})" if options else ")"
     head = f'{named.name} = TypedDict("{named.name}", {{'  # names are identifiers
@@ -179,7 +172,7 @@ def _object_lines(named: ir.ObjectType) -> list[str]:
         return [*comment_lines(head_docs, ""), f"{head}}}{tail}"]
     lines = [*comment_lines(head_docs, ""), head]
     for key, annotation, docs in entries:
-        lines += attach(f"{INDENT}{py_str(key)}: {annotation},", docs, INDENT)
+        lines += attach(f"{INDENT}{py_str(key)}: {annotation},", docs, INDENT, key)
     lines.append("}" + tail)
     return lines
 
@@ -232,6 +225,8 @@ def _keyword_object(args: ir.TypeNode, types: Sequence[ir.NamedType]) -> ir.Obje
     if not isinstance(args, ir.RefType):
         return None
     found = next((t for t in types if t.name == args.name), None)
+    if isinstance(found, ir.AliasType) and isinstance(found.target, ir.MapType):
+        return ir.ObjectType(found.name, (), found.target.values, found.docs)  # keys as keywords
     if not isinstance(found, ir.ObjectType):
         return None
     if not all(is_python_identifier(item.key) for item in found.fields):
@@ -246,7 +241,7 @@ def _rest_name(keys: set[str]) -> str:
     return name
 
 
-def _parameters(arguments: ir.ObjectType) -> list[tuple[str, list[str]]]:
+def _parameters(arguments: ir.ObjectType) -> list[tuple[str, list[str], str]]:
     """`key: T = default` and its docs per parameter, `**others: T` for an open object."""
     params = []
     for item in arguments.fields:
@@ -255,10 +250,11 @@ def _parameters(arguments: ir.ObjectType) -> list[tuple[str, list[str]]]:
         text = f"{item.key}: {annotation}"
         if not item.required:
             text += f" = {default if default is not None else '...'}"
-        params.append((text, doc_lines(item.docs, extra, skip_default=default is not None)))
-    if arguments.extra is not None:
+        docs = doc_lines(item.docs, extra, skip_default=default is not None)
+        params.append((text, docs, item.key))
+    if arguments.extra is not None and not isinstance(arguments.extra, ir.AnyType):
         rest = fmt.flat(type_expr(arguments.extra))
-        params.append((f"**{_rest_name({f.key for f in arguments.fields})}: {rest}", []))
+        params.append((f"**{_rest_name({f.key for f in arguments.fields})}: {rest}", [], ""))
     return params
 
 
@@ -281,12 +277,12 @@ def function_lines(
     else:
         params = _parameters(arguments)
         star = "*, " if params and not params[0][0].startswith("**") else ""
-        if not any(docs for _, docs in params):
-            lines.append(f"{head}{star}{', '.join(p for p, _ in params)}) -> {annotation}{end}")
+        if not any(docs for _, docs, _ in params):
+            lines.append(f"{head}{star}{', '.join(p for p, _, _ in params)}) -> {annotation}{end}")
         else:
             lines.append(f"{head}{star.rstrip()}")
-            for text, docs in params:
-                lines += attach(f"{INDENT}{text},", docs, INDENT)
+            for text, docs, key in params:
+                lines += attach(f"{INDENT}{text},", docs, INDENT, key)
             lines.append(f") -> {annotation}{end}")
     lines += comment_lines(returns_docs, INDENT)
     if description:
@@ -311,8 +307,10 @@ def _returns(
     return fmt.flat(type_expr(output)), [], None
 
 
-def section_chunk(tool: ir.Tool) -> SectionChunk:
-    """The tool's function, then its types top down, names marked."""
+def section_chunk(tool: ir.Tool) -> ToolText:
+    """The tool's function, and its types in IR order, names marked. Keys of its
+    class-syntax TypedDicts that look like type names (`URL`) are names its types may not
+    take, or the class body would read the field where it means the type."""
     args, output, types = marked_tool(tool)
     arguments = _keyword_object(args, types)
     used_elsewhere = arguments is not None and any(arguments.name in _names_used(t) for t in types)
@@ -328,12 +326,21 @@ def section_chunk(tool: ir.Tool) -> SectionChunk:
     if args_docs:  # the object the parameters spell out has no other place for its docs
         args_docs[0] = f"args: {args_docs[0]}"
     lines = function_lines(tool, args, (returns, args_docs + returns_docs), arguments)
-    for named in reversed(types):
-        if (named is arguments and not used_elsewhere) or named is inlined:
-            continue
-        lines += declaration_lines(named)
-    name = function_name(tool.name)
-    return SectionChunk("\n".join(lines), candidates(tool), name, tuple(sorted(keys)))
+    declarations = tuple(
+        Declaration(own.name, "\n".join(declaration_lines(named)))
+        for own, named in zip(tool.types, types, strict=True)
+        if not (
+            (arguments is not None and named.name == arguments.name and not used_elsewhere)
+            or named is inlined
+        )
+    )
+    return ToolText(
+        "\n".join(lines),
+        declarations,
+        candidates(tool),
+        function_name(tool.name),
+        tuple(sorted(keys)),
+    )
 
 
 def _names_used(named: ir.NamedType) -> str:
@@ -351,7 +358,27 @@ def render_python_section_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None
         return section_sdk_from_chunks(tool_chunks(catalog, "python-section", section_chunk, memo))
 
 
-def section_sdk_from_chunks(chunks: Sequence[SectionChunk]) -> str:
-    taken = [c.function for c in chunks if c.function] + [k for c in chunks for k in c.keys]
-    names = allocate([c.names for c in chunks], PYTHON_RESERVED | frozenset(taken))
-    return render(TEMPLATE, blocks=[substitute(c.text, names) for c in chunks])
+def section_sdk_from_chunks(chunks: Sequence[ToolText], dittos: bool = True) -> str:
+    """The section's SDK; without `dittos`, every field comment in full."""
+    resolve = Dittos(repeat=not dittos).resolve
+    return render(TEMPLATE, blocks=[resolve(tool_block(p)) for p in place_chunks(chunks)])
+
+
+def place_chunks(chunks: Sequence[ToolText]) -> list[Placed]:
+    """Names decided tool by tool (`sectionnames.place`); a tool whose function name an
+    earlier type holds is shown under `@tool(...)` instead."""
+    placed = place(chunks, PYTHON_RESERVED)
+    return [
+        p._replace(head=_decorated(p.head, c.function)) if p.function_taken else p
+        for p, c in zip(placed, chunks, strict=True)
+    ]
+
+
+def _decorated(head: str, function: str) -> str:
+    plain = f"async def {function}("
+    assert head.startswith(plain)
+    return f"@tool({py_str(function)})\nasync def _(" + head[len(plain) :]
+
+
+def tool_block(placed: Placed) -> str:
+    return "\n".join([placed.head, *placed.declarations])

@@ -18,9 +18,10 @@ import builtins
 import keyword
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from .. import ir
-from ..names import SDK_NAMES, NameAllocator, reserved_type_names, type_base
+from ..names import SDK_NAMES, TAG_SEPARATOR, reserved_type_names, type_base
 
 MARK = "\x00"
 """Brackets a type name in a chunk; rendered text never holds a raw NUL (it is escaped)."""
@@ -193,9 +194,10 @@ def candidates(tool: ir.Tool) -> tuple[tuple[str, str, bool], ...]:
                     preferred[name] = type_base(item.key, "Type")
                 elif name.startswith(named.name) and name[len(named.name) :][:1].isupper():
                     preferred[name] = name[len(named.name) :]
-    ordered = [(name, preferred[name], True) for name in dict.fromkeys(roots)]
+    ordered = [(name, _untagged(preferred[name]), True) for name in dict.fromkeys(roots)]
     ordered += [
-        (t.name, preferred.get(t.name) or _unprefixed(t.name, tool.name), False) for t in tool.types
+        (t.name, _untagged(preferred.get(t.name) or _unprefixed(t.name, tool.name)), False)
+        for t in tool.types
     ]
     seen: set[str] = set()
     unique = []
@@ -204,6 +206,16 @@ def candidates(tool: ir.Tool) -> tuple[tuple[str, str, bool], ...]:
             seen.add(entry[0])
             unique.append(entry)
     return tuple(unique)
+
+
+_TAG = re.compile(re.escape(TAG_SEPARATOR) + "[a-z2-7]+")
+
+
+def _untagged(name: str) -> str:
+    """The name without the tag `names` gives a tool whose stem another tool shares
+    (`Address__k3xyOutput` -> `AddressOutput`): the tag depends on the other tool, and the
+    section tells names apart in reading order instead."""
+    return _TAG.sub("", name, count=1) if TAG_SEPARATOR in name else name
 
 
 def _unprefixed(name: str, tool_name: str) -> str:
@@ -227,21 +239,155 @@ def typescript_reserved() -> frozenset[str]:
     return reserved_type_names()
 
 
-def allocate(
-    per_tool: Sequence[tuple[tuple[str, str, bool], ...]], reserved: frozenset[str]
-) -> dict[str, str]:
-    """The section name of every IR name: roots of every tool first, then the other types,
-    each in catalog order; the preferred name when free, else the IR name, else the IR name
-    with the first free numeric suffix. `reserved` names are never taken."""
-    allocator = NameAllocator(reserved)
-    names: dict[str, str] = {}
-    for want_roots in (True, False):
-        for entries in per_tool:
-            for ir_name, wanted, root in entries:
-                if root is want_roots and ir_name not in names:
-                    free = wanted not in allocator
-                    names[ir_name] = allocator.claim(wanted if free else ir_name)
-    return names
+class Declaration(NamedTuple):
+    """One named type of a tool as the section declares it: its IR name and its text, with
+    every type name in it marked."""
+
+    name: str
+    text: str
+
+
+class ToolText(NamedTuple):
+    """One tool's part of a section before names are decided: the text that shows the tool
+    (a function, a member of `tools`), its declarations in IR order (a type after the types
+    it uses), the names its types would like (`candidates`), its function name ("" when it
+    has none to claim) and the names its own types may not take (`avoid`)."""
+
+    head: str
+    declarations: tuple[Declaration, ...]
+    names: tuple[tuple[str, str, bool], ...]
+    function: str = ""
+    avoid: tuple[str, ...] = ()
+
+
+class Placed(NamedTuple):
+    """One tool in the finished section: its head, the declarations it adds (top down), the
+    earlier declarations it uses instead of repeating them, and whether its function name
+    was taken by an earlier type (so it is shown under `@tool(...)`)."""
+
+    head: str
+    declarations: tuple[str, ...]
+    shared: tuple[str, ...]
+    function_taken: bool
+
+
+class _Claims:
+    """Names handed out so far: the first claimant of a base keeps it, later ones get the
+    first free numeric suffix."""
+
+    def __init__(self, reserved: frozenset[str]) -> None:
+        self.reserved = reserved
+        self.taken: set[str] = set()
+        self._next: dict[str, int] = {}
+
+    def free(self, name: str, avoid: frozenset[str] = frozenset()) -> bool:
+        return name not in self.taken and name not in self.reserved and name not in avoid
+
+    def claim(self, base: str, avoid: frozenset[str] = frozenset()) -> str:
+        name = base
+        if not self.free(name, avoid):
+            number = self._next.get(base, 2)
+            while not self.free(f"{base}{number}", avoid):
+                number += 1
+            self._next[base] = number + 1
+            name = f"{base}{number}"
+        self.taken.add(name)
+        return name
+
+
+class _Open(Exception):
+    """A declaration refers to a name not decided yet (a cycle): it is never shared."""
+
+
+def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
+    """Decide every name tool by tool, in catalog order, so a tool's text depends only on
+    that tool and the tools before it: adding a tool never changes the text of the tools
+    that sort before it, and the section's prefix up to it survives.
+
+    Per tool: its function name is claimed first (an earlier type that holds it sends the
+    tool under `@tool(...)`); then each declaration, types before the types that use them,
+    either reuses an earlier declaration with the same text (the catalog declares a shape
+    once, however many tools return it) or claims its preferred name, numbered when
+    taken."""
+    claims = _Claims(reserved)
+    seen: dict[str, str] = {}
+    declared: dict[str, tuple[str, tuple[str, ...]]] = {}
+    placed = []
+    for tool in tools:
+        taken = bool(tool.function) and not claims.free(tool.function)
+        if tool.function and not taken:
+            claims.taken.add(tool.function)
+        avoid = frozenset(tool.avoid)
+        preferred = {ir_name: wanted for ir_name, wanted, _ in tool.names}
+        names: dict[str, str] = {}
+        kept: dict[str, str] = {}
+        reused: list[str] = []
+        for item in tool.declarations:
+            key = _shape(item, names)
+            earlier = seen.get(key) if key is not None else None
+            if earlier is not None and earlier not in avoid:
+                names[item.name] = earlier
+                reused.append(earlier)
+                continue
+            names[item.name] = claims.claim(preferred.get(item.name, item.name), avoid)
+            if key is not None:
+                seen.setdefault(key, names[item.name])
+            kept[item.name] = item.text
+        for ir_name, wanted, _ in tool.names:
+            if ir_name not in names:
+                names[ir_name] = claims.claim(wanted, avoid)
+        texts = []
+        for item in reversed(tool.declarations):
+            if item.name in kept:
+                text = substitute(kept[item.name], names)
+                texts.append(text)
+                declared[names[item.name]] = (text, _used(kept[item.name], item.name, names))
+        placed.append(
+            Placed(
+                substitute(tool.head, names),
+                tuple(texts),
+                _closure(reused, declared),
+                taken,
+            )
+        )
+    return placed
+
+
+def _shape(item: Declaration, names: Mapping[str, str]) -> str | None:
+    """The declaration's text with its own name blanked and the names it uses decided, or
+    None when it uses one not decided yet."""
+
+    def spell(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name == item.name:
+            return "\x01"
+        if name not in names:
+            raise _Open
+        return names[name]
+
+    try:
+        return _MARKED.sub(spell, item.text)
+    except _Open:
+        return None
+
+
+def _used(text: str, own: str, names: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(names[n] for n in _MARKED.findall(text) if n != own and n in names))
+
+
+def _closure(
+    start: Sequence[str], declared: Mapping[str, tuple[str, tuple[str, ...]]]
+) -> tuple[str, ...]:
+    """The texts of the earlier declarations a tool reuses, and of what they use in turn."""
+    order: dict[str, None] = {}
+    stack = list(reversed(start))
+    while stack:
+        name = stack.pop()
+        if name in order or name not in declared:
+            continue
+        order[name] = None
+        stack.extend(reversed(declared[name][1]))
+    return tuple(declared[name][0] for name in order)
 
 
 def substitute(text: str, names: Mapping[str, str]) -> str:

@@ -19,14 +19,23 @@ reader that pays per token:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from .. import ir
 from ..runmemo import run_memos
 from .chunks import ChunkMemo, tool_chunks
+from .dittos import Dittos, dittoable
+from .dittos import mark as ditto_mark
 from .env import render
-from .notes import notes
-from .sectionnames import allocate, candidates, marked_tool, substitute, typescript_reserved
+from .notes import notes, with_notes
+from .sectionnames import (
+    Declaration,
+    Placed,
+    ToolText,
+    candidates,
+    marked_tool,
+    place,
+    typescript_reserved,
+)
 from .text import description_lines
 from .typescript import comment_safe, index_value, spell, ts_key
 
@@ -34,37 +43,30 @@ TEMPLATE = "typescript/section.d.ts.jinja"
 INDENT = " "
 
 
-class SectionChunk(NamedTuple):
-    """One tool: its member of `tools` and its named types, type names marked."""
-
-    member: str
-    declarations: str
-    names: tuple[tuple[str, str, bool], ...]
-
-
 def doc_lines(docs: ir.Docs) -> list[str]:
     """Description lines, then one line of notes joined by `; ` (defaults and examples in
     full, as JSON)."""
-    lines = list(description_lines(docs.description))
     found = [
         f"default: {n.text}" if n.kind == "default" else n.text
         for n in notes(docs, lambda text: text, limit=None)
     ]
-    if found:
-        lines.append("; ".join(found))
-    return lines
+    return with_notes(description_lines(docs.description), found)
 
 
 def comments(lines: Sequence[str], indent: str) -> list[str]:
     return [f"{indent}// {comment_safe(line)}".rstrip() for line in lines]
 
 
-def attach(line: str, docs: Sequence[str], indent: str) -> list[str]:
-    """`line` with its docs: one trailing comment, or comment lines above it."""
+def attach(line: str, docs: Sequence[str], indent: str, key: str = "") -> list[str]:
+    """`line` with its docs: one trailing comment, or comment lines above it. The trailing
+    comment of a field `key` is marked for `dittos`."""
     if not docs:
         return [line]
     if len(docs) == 1:
-        return [f"{line} // {comment_safe(docs[0])}".rstrip()]
+        comment = comment_safe(docs[0]).rstrip()
+        if key and dittoable(key):
+            comment = ditto_mark(key, comment)
+        return [f"{line} // {comment}".rstrip()]
     return [*comments(docs, indent), line]
 
 
@@ -87,10 +89,11 @@ def _members(obj: ir.ObjectType, indent: str) -> list[str]:
     for item in obj.fields:
         mark = "" if item.required else "?"
         text = f"{indent}{ts_key(item.key)}{mark}: {spell(item.type)}"
-        lines += attach(text, doc_lines(item.docs), indent)
-    if obj.extra is not None:
-        extra = "unknown" if isinstance(obj.extra, ir.AnyType) else index_value(obj)
-        lines.append(f"{indent}[key: string]: {extra}")
+        lines += attach(text, doc_lines(item.docs), indent, item.key)
+    if obj.extra is None or (isinstance(obj.extra, ir.AnyType) and obj.fields):
+        return lines  # object types are open in TypeScript: only a typed rest is news
+    extra = "unknown" if isinstance(obj.extra, ir.AnyType) else index_value(obj)
+    lines.append(f"{indent}[key: string]: {extra}")
     return lines
 
 
@@ -120,7 +123,7 @@ def member_key(name: str) -> str:
     return ts_key(name) if name not in ("new", "constructor") else f'"{name}"'
 
 
-def section_chunk(tool: ir.Tool) -> SectionChunk:
+def section_chunk(tool: ir.Tool) -> ToolText:
     args, output, types = marked_tool(tool)
     by_name = {t.name: t for t in types}
     inlined: set[str] = set()
@@ -138,6 +141,12 @@ def section_chunk(tool: ir.Tool) -> SectionChunk:
         if flat is not None:
             body = []
         opening = f"{INDENT}{key}(args: {flat}" if flat is not None else f"{INDENT}{key}(args: {{"
+    elif isinstance(arguments, ir.AliasType) and not any(_uses(t, arguments.name) for t in types):
+        inlined.add(arguments.name)
+        args_docs = doc_lines(arguments.docs)
+        if args_docs:
+            member_lines += comments([f"args: {args_docs[0]}", *args_docs[1:]], INDENT)
+        opening = f"{INDENT}{key}(args: {spell(arguments.target)}"
     else:
         opening = f"{INDENT}{key}(args: {spell(args)}"
     returns = "JsonValue" if output is None else spell(output)
@@ -156,13 +165,12 @@ def section_chunk(tool: ir.Tool) -> SectionChunk:
     if returns_docs:
         last = member_lines.pop()
         member_lines += attach(last, returns_docs, INDENT)
-    declarations = [
-        line
-        for named in reversed(types)
+    declarations = tuple(
+        Declaration(own.name, "\n".join(declaration_lines(named)))
+        for own, named in zip(tool.types, types, strict=True)
         if named.name not in inlined
-        for line in declaration_lines(named)
-    ]
-    return SectionChunk("\n".join(member_lines), "\n".join(declarations), candidates(tool))
+    )
+    return ToolText("\n".join(member_lines), declarations, candidates(tool))
 
 
 def render_typescript_section_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:
@@ -173,10 +181,17 @@ def render_typescript_section_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = 
         )
 
 
-def section_sdk_from_chunks(chunks: Sequence[SectionChunk]) -> str:
-    names = allocate([c.names for c in chunks], typescript_reserved())
+def section_sdk_from_chunks(chunks: Sequence[ToolText], dittos: bool = True) -> str:
+    """The section's declarations; without `dittos`, every field comment in full."""
+    placed = place_chunks(chunks)
+    resolve = Dittos(repeat=not dittos).resolve
     return render(
         TEMPLATE,
-        members=[substitute(c.member, names) for c in chunks],
-        declarations=[substitute(c.declarations, names) for c in chunks if c.declarations],
+        members=[resolve(p.head) for p in placed],
+        declarations=[resolve("\n".join(p.declarations)) for p in placed if p.declarations],
     )
+
+
+def place_chunks(chunks: Sequence[ToolText]) -> list[Placed]:
+    """Names decided tool by tool (`sectionnames.place`)."""
+    return place(chunks, typescript_reserved())
