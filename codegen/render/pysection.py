@@ -8,16 +8,20 @@ and still valid: it parses, and `mypy --strict` and `pyright` strict accept it a
   that type-checks is written in the signature, others in the comment; optional parameters
   without one read `= ...`. A tool whose arguments cannot all be keywords (a key that is a
   keyword or not an identifier, a root that is not an object) takes `(args: XArgs, /)`.
+  Other keys an open argument object would take get no `**others: Any`: a call never needs
+  them, and the stub stays a subset of what the tool accepts (a typed rest is shown).
 - A name that cannot be a function here is `@tool("get-user")` over `async def _`: the call
-  form is `await tools["get-user"](...)`.
-- Docs are one trailing `# ` comment when they fit on one line (description, then the
-  compact notes the module shows too: `default: 10; 1..100`), comment lines above
-  otherwise; tool descriptions are docstrings. Indentation is one space and there are no
-  blank lines.
+  form is `await tools["get-user"](...)`. So is a name an earlier tool's type already holds.
+- Docs are one trailing `# ` comment when they fit on one line (description, then on the
+  same line the compact notes the module shows too: `Max. default: 10; 1..100`), comment
+  lines above otherwise; tool descriptions are docstrings. A field's comment that repeats
+  the last one on a field of its name is `# ditto` (`dittos`). Indentation is one space
+  and there are no blank lines.
 - TypedDicts follow PEP 728: `closed=True` marks an object that takes no other keys, a
   plain one takes any; `total=False` with `Required[...]` where most keys are optional.
-- Nested types are named after their field (`sectionnames`); the function comes first,
-  then its types, top down (a stub may refer to names declared later).
+- Nested types are named after their field, and a shape an earlier tool declared is reused
+  (`sectionnames`); the function comes first, then its types, top down (a stub may refer to
+  names declared later).
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
-"""Type names for the model-facing SDK sections: short, and decided over the whole catalog.
+"""Type names for the model-facing SDK sections: short, shared, and decided in reading order.
 
-The SDK modules use the IR's names (`CreateEventArgsLocationAddress`), which spell a type's
-whole path and are what type checkers and people import. A model reads every name in its
-prompt, so the sections name a nested type after the field that holds it (`Address`) when
-no other type of the catalog took that name first, and fall back to the IR name otherwise.
+The SDK modules use the IR's names (`CreateEvent_ArgsLocationAddress`), which spell a
+type's whole path and are what type checkers and people import. A model reads every name
+in its prompt, so the sections name a nested type after the field that holds it (`Address`,
+numbered when taken: `Address2`), drop a namespace or a stem tag from root names, and
+declare a shape once: a later tool whose type has the same text uses the earlier name.
 
 A tool's chunk is rendered once with every type name marked (`mark`), so it depends on
-that tool alone and a cache can reuse it; `allocate` decides the names over the catalog in
-order (root types first, so they keep their IR names), and `substitute` writes them in.
+that tool alone and a cache can reuse it; `place` decides the names tool by tool in catalog
+order and writes them in, so a tool's text depends only on itself and the tools before it
+(adding a tool never changes the section before it: the prefix cache survives).
 Names never equal a keyword, a builtin, a name the section declares or imports, or a
-tool's function name; in TypeScript, never a global type either (`Location`, `Event`).
+function name shown before them; in TypeScript, never a global type either (`Location`).
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ reader that pays per token:
   then the compact notes the SDK modules show too: `default: 10; 1..100`), comment lines
   above otherwise. Indentation is one space per level; no blank lines.
 - Named types come after `tools`, under the same short names as the Python section's
-  (`sectionnames`). An object open to other keys has an index signature; one without
-  takes no other keys.
+  (`sectionnames`). Object types are open in TypeScript, so only an object whose other
+  keys have a type (or an empty open one) gets an index signature. A field's comment that
+  repeats the last one on a field of its name is `// ditto` (`dittos`).
 """
 
 from __future__ import annotations
