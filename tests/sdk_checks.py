@@ -239,7 +239,7 @@ def check_python_model(text: str, catalog: ir.Catalog) -> None:
     functions = [node for node in body if isinstance(node, ast.AsyncFunctionDef)]
     require(len(functions) == len(catalog.tools), "python section: not one function per tool")
     for node, tool in zip(functions, catalog.tools, strict=True):
-        _check_section_function(node, tool)
+        _check_section_function(node, tool, _declared_before(body, node))
     for node in body:
         if isinstance(node, ast.AsyncFunctionDef):
             continue
@@ -278,8 +278,25 @@ SECTION_HEADER_STATEMENTS = 4
 """The typing import, `F`, `tool` and `ToolCallError`."""
 
 
-def _check_section_function(node: ast.AsyncFunctionDef, tool: ir.Tool) -> None:
+def _declared_before(body: list[ast.stmt], function: ast.AsyncFunctionDef) -> set[str]:
+    """Type names the section declares above `function`."""
+    names: set[str] = set()
+    for node in body[: body.index(function)]:
+        if isinstance(node, ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def _check_section_function(
+    node: ast.AsyncFunctionDef, tool: ir.Tool, declared_before: set[str]
+) -> None:
     name = function_name(tool.name)
+    if name in declared_before:  # an earlier tool's type holds the name: `@tool` instead
+        name = ""
     if name:
         require(
             node.name == name and not node.decorator_list,

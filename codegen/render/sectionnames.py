@@ -316,7 +316,7 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
     declared: dict[str, tuple[str, tuple[str, ...]]] = {}
     placed = []
     for tool in tools:
-        taken = bool(tool.function) and not claims.free(tool.function)
+        taken = tool.function in claims.taken  # by an earlier type
         if tool.function and not taken:
             claims.taken.add(tool.function)
         avoid = frozenset(tool.avoid)
