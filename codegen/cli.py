@@ -8,6 +8,7 @@ inside the command that needs them, so start-up stays fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -29,6 +30,28 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message}")
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """A formatter as wide as the terminal, measured the way `shutil` does without
+        importing it: argparse makes one per `add_argument`, and `shutil` (with its
+        archive modules) is a tenth of a cold run's imports."""
+        factory: Any = self.formatter_class
+        formatter: argparse.HelpFormatter = factory(prog=self.prog, width=_columns() - 2)
+        return formatter
+
+
+def _columns() -> int:
+    """`shutil.get_terminal_size().columns`: `COLUMNS`, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def _command(commands: Any, name: str, summary: str, description: str) -> argparse.ArgumentParser:
@@ -112,7 +135,10 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser. Given the arguments, it holds only the command they name (argparse's
+    set-up with gettext lookups is a tenth of a cold one-tool run); any other arguments
+    (none, `--help`, an unknown command) get every command, so help and errors list them."""
     parser = _Parser(
         prog="codegen",
         description="Typed SDKs from JSON-Schema tool definitions.",
@@ -121,7 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    named = argv[0] if argv else None
+    for name, add in COMMANDS.items():
+        if named not in COMMANDS or name == named:
+            add(commands)
+    return parser
 
+
+def _add_validate_command(commands: Any) -> None:
     validate = _command(
         commands,
         "validate",
@@ -132,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sources(validate)
     validate.set_defaults(handler=_validate)
 
+
+def _add_sdk_command(commands: Any) -> None:
     sdk = _command(
         commands,
         "sdk",
@@ -149,6 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(sdk)
     sdk.set_defaults(handler=_sdk)
 
+
+def _add_prompt_command(commands: Any) -> None:
     prompt = _command(
         commands,
         "prompt",
@@ -161,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(prompt)
     prompt.set_defaults(handler=_prompt)
 
+
+def _add_run_code_schema_command(commands: Any) -> None:
     schema = _command(
         commands,
         "run-code-schema",
@@ -170,6 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("--lang", required=True, help="program language: python or typescript")
     schema.set_defaults(handler=_run_code_schema)
 
+
+def _add_catalog_command(commands: Any) -> None:
     catalog = _command(
         commands,
         "catalog",
@@ -195,9 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(catalog)
     catalog.set_defaults(handler=_catalog)
 
-    _add_workflow_commands(commands)
-    return parser
-
 
 WORKFLOW_EPILOGS = {
     "build": "     or, with --check, an output is out of date (its diff is on stdout)\n",
@@ -218,8 +256,7 @@ def _add_verbosity(parser: argparse.ArgumentParser) -> None:
     loudness.add_argument("--verbose", "-v", action="store_true", help="print more detail")
 
 
-def _add_workflow_commands(commands: Any) -> None:
-    """`build`, `harvest` and `diff`: the build-time workflow (codegen/workflow/)."""
+def _add_build_command(commands: Any) -> None:
     build = _command(
         commands,
         "build",
@@ -267,6 +304,8 @@ def _add_workflow_commands(commands: Any) -> None:
     build.epilog = _workflow_epilog("build")
     build.set_defaults(handler=_build)
 
+
+def _add_harvest_command(commands: Any) -> None:
     harvest = _command(
         commands,
         "harvest",
@@ -295,6 +334,8 @@ def _add_workflow_commands(commands: Any) -> None:
     harvest.epilog = _workflow_epilog("harvest")
     harvest.set_defaults(handler=_harvest)
 
+
+def _add_diff_command(commands: Any) -> None:
     diff = _command(
         commands,
         "diff",
@@ -328,8 +369,6 @@ def _add_workflow_commands(commands: Any) -> None:
     _add_verbosity(diff)
     diff.epilog = _workflow_epilog("diff")
     diff.set_defaults(handler=_diff)
-
-    _add_serve_command(commands)
 
 
 def _add_serve_command(commands: Any) -> None:
@@ -377,6 +416,20 @@ def _add_serve_command(commands: Any) -> None:
     )
     serve.epilog = _workflow_epilog("serve")
     serve.set_defaults(handler=_serve)
+
+
+COMMANDS: dict[str, Callable[[Any], None]] = {
+    "validate": _add_validate_command,
+    "sdk": _add_sdk_command,
+    "prompt": _add_prompt_command,
+    "run-code-schema": _add_run_code_schema_command,
+    "catalog": _add_catalog_command,
+    "build": _add_build_command,
+    "harvest": _add_harvest_command,
+    "diff": _add_diff_command,
+    "serve": _add_serve_command,
+}
+"""Every command and what adds its parser, in the order help lists them."""
 
 
 def _print_diagnostics(
@@ -533,8 +586,9 @@ def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace)
 
 def _main(argv: Sequence[str] | None) -> int:
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        arguments = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(arguments)
+        args = parser.parse_args(arguments)
         if args.version:
             from importlib.metadata import version
 

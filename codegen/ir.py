@@ -44,6 +44,8 @@ EMPTY_DOCS = Docs()
 
 @dataclass(frozen=True, slots=True)
 class Primitive:
+    """A JSON scalar type (`string`, `integer`, `number`, `boolean`, `null`)."""
+
     kind: PrimitiveKind
 
 
@@ -66,6 +68,8 @@ class LiteralType:
 
 @dataclass(frozen=True, slots=True)
 class ArrayType:
+    """A list whose items all have one type."""
+
     items: TypeNode
 
 
@@ -95,6 +99,8 @@ class RefType:
 
 @dataclass(frozen=True, slots=True)
 class UnionType:
+    """Any of the arms (`anyOf`, `oneOf`, type lists), flattened and without repeats."""
+
     arms: tuple[TypeNode, ...]
 
 
@@ -121,6 +127,8 @@ TypeNode: TypeAlias = (
 
 @dataclass(frozen=True, slots=True)
 class Field:
+    """One key of an object type: its type, whether it is required, and its docs."""
+
     key: str
     type: TypeNode
     required: bool

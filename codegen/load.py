@@ -30,6 +30,8 @@ STDIN = "-"
 
 @dataclass(frozen=True, slots=True)
 class LoadResult:
+    """The tools of every source, and every problem found while reading them."""
+
     tools: tuple[ToolDefinition, ...]
     diagnostics: tuple[Diagnostic, ...]
 

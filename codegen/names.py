@@ -18,9 +18,7 @@ builder keeps deterministic.
 
 from __future__ import annotations
 
-import base64
 import builtins
-import hashlib
 import keyword
 import re
 import unicodedata
@@ -288,6 +286,9 @@ def _canonical_spelling(stem: str) -> str:
 
 
 def _tag(name: str, length: int) -> str:
+    import base64  # only catalogs with coinciding stems pay for these imports
+    import hashlib
+
     digest = base64.b32encode(hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest())
     return digest.decode("ascii").lower().rstrip("=")[:length]
 

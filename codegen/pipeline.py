@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Compiled:
+    """A pipeline run: the catalog (None when an error stopped it), the definitions it
+    was built from, and every diagnostic."""
+
     catalog: ir.Catalog | None
     definitions: tuple[ToolDefinition, ...]
     diagnostics: tuple[Diagnostic, ...]

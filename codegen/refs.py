@@ -25,6 +25,8 @@ def _unquote(fragment: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
+    """The node a reference points to, and its JSON pointer from the root."""
+
     node: Any
     pointer: str
 

@@ -8,7 +8,6 @@ not change is not touched, so timestamps and build caches stay valid.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from .errors import UsageError
@@ -28,9 +27,7 @@ def write_bytes(path: str | Path, data: bytes) -> bool:
             return False
         directory = target.parent if str(target.parent) else Path(".")
         directory.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=directory
-        )
+        descriptor, temporary = _temporary(directory, target.name)
         try:
             with os.fdopen(descriptor, "wb") as stream:
                 stream.write(data)
@@ -47,6 +44,24 @@ def write_bytes(path: str | Path, data: bytes) -> bool:
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
     return True
+
+
+_TEMPORARY_FLAGS = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+)
+
+
+def _temporary(directory: Path, name: str) -> tuple[int, str]:
+    """A new file `.<name>.<random>.tmp` in `directory`, open for writing, readable by its
+    owner only (`tempfile.mkstemp`'s guarantees, without importing `tempfile`, which brings
+    `shutil` and `random` to every cold run)."""
+    for _ in range(100):
+        candidate = str(directory / f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(candidate, _TEMPORARY_FLAGS, 0o600), candidate
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {directory}")
 
 
 def remove_file(path: str | Path) -> None:

@@ -2,7 +2,8 @@
 
 Templates only lay out finished strings (loops, `if` on booleans); every decision is made in
 the renderers' view models. `StrictUndefined` turns a missing value into an error instead
-of empty output.
+of empty output. Templates in `layout`'s subset (the SDK, section and prompt templates) are
+laid out without importing Jinja; the others (the catalogs) go through it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from . import layout
 
 PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 """Where the wheel puts `templates/` (hatch force-include)."""
@@ -41,6 +44,24 @@ def template(name: str) -> Any:
     return environment().get_template(name)
 
 
+@cache
+def _layout(name: str) -> tuple[layout.Node, ...] | None:
+    """The template as a `layout` tree, or None when it needs Jinja."""
+    try:
+        return layout.parse(_source(name), _source)
+    except layout.Unsupported:
+        return None
+
+
+def _source(name: str) -> str:
+    return (templates_dir() / name).read_text(encoding="utf-8")
+
+
 def render(name: str, **context: Any) -> str:
+    """The template filled in: through `layout` when it stays in that subset (no Jinja
+    start-up on the SDK path), else through Jinja; both give the same bytes."""
+    nodes = _layout(name)
+    if nodes is not None:
+        return layout.render(nodes, context)
     result: str = template(name).render(**context)
     return result
