@@ -10,6 +10,7 @@ case, the corpus, and randomly generated type expressions.
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -20,6 +21,10 @@ LINE_LENGTH = 88
 INDENT = "    "
 
 
+_set = object.__setattr__
+"""How the frozen expressions below set their slots in `__init__`."""
+
+
 @dataclass(frozen=True, slots=True)
 class Atom:
     """A name, number or string literal: never split."""
@@ -27,19 +32,35 @@ class Atom:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Sub:
-    """`head[arg, ...]`."""
+    """`head[arg, ...]`. `text` is the expression on one line, spelled once when it is
+    built: every expression is measured on one line at least once, often more (a nested
+    expression at each level that does not fit), and the children already know theirs."""
 
     head: str
     args: tuple[Expr, ...]
+    text: str = dataclasses.field(repr=False, compare=False)
+
+    def __init__(self, head: str, args: tuple[Expr, ...]) -> None:
+        _set(self, "head", head)
+        _set(self, "args", args)
+        if len(args) == 1:  # `list[T]`, `NotRequired[T]`: most subscripts
+            _set(self, "text", f"{head}[{args[0].text}]")
+        else:
+            _set(self, "text", f"{head}[{', '.join([arg.text for arg in args])}]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Union:
-    """`arm | arm | ...`."""
+    """`arm | arm | ...`; `text` as for `Sub`."""
 
     arms: tuple[Expr, ...]
+    text: str = dataclasses.field(repr=False, compare=False)
+
+    def __init__(self, arms: tuple[Expr, ...]) -> None:
+        _set(self, "arms", arms)
+        _set(self, "text", " | ".join([arm.text for arm in arms]))
 
 
 Expr: TypeAlias = Atom | Sub | Union
@@ -47,13 +68,7 @@ Expr: TypeAlias = Atom | Sub | Union
 
 def flat(expr: Expr) -> str:
     """The expression on one line."""
-    if isinstance(expr, Atom):
-        return expr.text
-    if isinstance(expr, Sub):
-        if len(expr.args) == 1:  # `list[T]`, `NotRequired[T]`: most subscripts
-            return f"{expr.head}[{flat(expr.args[0])}]"
-        return f"{expr.head}[{', '.join([flat(arg) for arg in expr.args])}]"
-    return " | ".join([flat(arm) for arm in expr.arms])
+    return expr.text
 
 
 _WIDE_STARTS = [start for start, _ in WIDE]
@@ -73,6 +88,10 @@ def width(text: str) -> int:
 
 
 def fits(text: str) -> bool:
+    """Whether the line fits in `LINE_LENGTH` columns; an ASCII line (nearly all of them)
+    is measured by its length, without the call to `width`."""
+    if text.isascii():
+        return len(text) <= LINE_LENGTH
     return width(text) <= LINE_LENGTH
 
 

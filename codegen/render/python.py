@@ -20,7 +20,7 @@ from . import pyformat as fmt
 from . import pyprotocol as protocol
 from .chunks import ChunkMemo, tool_chunks
 from .env import render
-from .notes import notes
+from .notes import has_notes, notes
 from .pystrings import PRAGMAS as PRAGMAS
 from .pystrings import comment_lines as comment_lines
 from .pystrings import docstring as docstring
@@ -160,27 +160,32 @@ def _quoted(expr: fmt.Expr, late: frozenset[str], strings: set[str]) -> fmt.Expr
 
 
 def forward_names(types: Iterable[ir.NamedType]) -> frozenset[str]:
-    """Names used before (or in) their own declaration: the targets of recursion."""
+    """Names used before (or in) their own declaration: the targets of recursion. This
+    walks every field of every tool, so it tests the most frequent node classes first."""
     declared: set[str] = set()
     forward: set[str] = set()
     for named_type in types:
-        declared.add(named_type.name)
-        nodes: list[ir.TypeNode] = (
-            [f.type for f in named_type.fields] + ([named_type.extra] if named_type.extra else [])
-            if isinstance(named_type, ir.ObjectType)
-            else [named_type.target]
-        )
+        name = named_type.name
+        declared.add(name)
+        if isinstance(named_type, ir.ObjectType):
+            nodes = [f.type for f in named_type.fields]
+            if named_type.extra is not None:
+                nodes.append(named_type.extra)
+        else:
+            nodes = [named_type.target]
         while nodes:
             node = nodes.pop()
+            if isinstance(node, ir.Primitive):
+                continue
             if isinstance(node, ir.RefType):
-                if node.name not in declared or node.name == named_type.name:
+                if node.name not in declared or node.name == name:
                     forward.add(node.name)
+            elif isinstance(node, ir.UnionType):
+                nodes.extend(node.arms)
             elif isinstance(node, ir.ArrayType):
                 nodes.append(node.items)
             elif isinstance(node, ir.MapType):
                 nodes.append(node.values)
-            elif isinstance(node, ir.UnionType):
-                nodes.extend(node.arms)
             elif isinstance(node, ir.TupleType):
                 nodes.extend(node.items)
                 if node.rest is not None:
@@ -197,17 +202,33 @@ class _FieldView(NamedTuple):
     comments: tuple[str, ...]
 
 
+_OPTIONAL_PRIMITIVES = {
+    kind: fmt.Sub("NotRequired", (atom,)) for kind, atom in _PRIMITIVE_ATOMS.items()
+}
+"""`NotRequired[str]` and the like, shared: two fields in three are primitives."""
+
+
 def _field_view(
     item: ir.Field, declared: set[str], forward: frozenset[str], strings: set[str]
 ) -> _FieldView:
     """A field as a TypedDict declares it: its annotation (`NotRequired` when optional)
     and its comment lines."""
+    node = item.type
+    if type(node) is ir.Primitive:
+        # The common case: a shared annotation, never quoted (a primitive's name is a
+        # builtin, which no declared type may take), and often no docs.
+        shared = _PRIMITIVE_ATOMS if item.required else _OPTIONAL_PRIMITIVES
+        docs = item.docs
+        return _FieldView(
+            item.key, shared[node.kind], () if docs is ir.EMPTY_DOCS else docs_lines(docs)
+        )
     extra_notes: tuple[str, ...] = ()
-    if isinstance(item.type, ir.LiteralType):
-        expr, extra_notes = literal_expr(item.type)
+    if isinstance(node, ir.LiteralType):
+        expr, extra_notes = literal_expr(node)
     else:
-        expr = type_expr(item.type)
-    expr = _deferred(expr, declared, forward, strings)
+        expr = type_expr(node)
+    if forward:
+        expr = _deferred(expr, declared, forward, strings)
     if not item.required:
         expr = fmt.Sub("NotRequired", (expr,))
     return _FieldView(item.key, expr, docs_lines(item.docs, extra_notes))
@@ -247,6 +268,8 @@ def docs_lines(docs: ir.Docs, extra_notes: tuple[str, ...] = ()) -> tuple[str, .
     if docs is ir.EMPTY_DOCS and not extra_notes:
         return ()
     described = description_lines(docs.description)
+    if not extra_notes and not has_notes(docs):  # most docs are a description alone
+        return described
     found = [
         f"default: {n.text}" if n.kind == "default" else n.text for n in notes(docs, json_to_py)
     ]
@@ -311,7 +334,8 @@ def _class_lines(
         if views or open_comment:
             lines.append("")
     for view in views:
-        lines += comment_lines(view.comments, fmt.INDENT)
+        if view.comments:
+            lines += comment_lines(view.comments, fmt.INDENT)
         lines += fmt.field(view.key, view.annotation)
     lines += comment_lines(open_comment, fmt.INDENT)
     if len(lines) == header:
