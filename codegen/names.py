@@ -358,12 +358,12 @@ def is_method_name(name: str) -> bool:
 def is_ts_identifier(name: str) -> bool:
     """A bare TypeScript property key: ASCII identifier characters only, to stay safe with
     every TypeScript version's Unicode tables."""
-    return (
-        bool(name)
-        and name.isascii()
-        and (name[0].isalpha() or name[0] in "_$")
-        and all(c.isalnum() or c in "_$" for c in name)
-    )
+    return _TS_IDENTIFIER.fullmatch(name) is not None
+
+
+_TS_IDENTIFIER = re.compile("[A-Za-z_$][A-Za-z0-9_$]*")
+"""`is_ts_identifier` as one match (a scan per character in Python cost a tenth of a
+TypeScript render)."""
 
 
 class NameAllocator:

@@ -73,9 +73,10 @@ def ts_string(text: str) -> str:
     return _UNSAFE_IN_STRING.sub(_unicode_escape, quoted)
 
 
-@per_run
 def ts_key(key: str) -> str:
-    """A property key as written: bare when it is a plain ASCII identifier, else quoted."""
+    """A property key as written: bare when it is a plain ASCII identifier, else quoted.
+    Not memoized: the identifier test is one regex match, cheaper than a memo lookup, and
+    `ts_string` remembers the quoted keys."""
     return key if is_ts_identifier(key) else ts_string(key)
 
 
@@ -224,23 +225,24 @@ def _fits_json_value(node: ir.TypeNode) -> bool:
     return False
 
 
-def index_value(obj: ir.ObjectType) -> str:
+def index_value(obj: ir.ObjectType, spelled: Sequence[str] | None = None) -> str:
     """The value type of an open object's index signature. TypeScript requires every named
     member to be assignable to it (TS2411), so it is the union of the extra type, each
     member type it does not already cover, and `undefined` when a member is optional
-    (under `--strict` an optional member's type includes `undefined`)."""
+    (under `--strict` an optional member's type includes `undefined`). `spelled` holds the
+    fields' types already spelled, in field order, when the caller has them."""
     assert obj.extra is not None
     parts: list[str] = []
     if not isinstance(obj.extra, ir.NeverType):
         parts.append(spell(obj.extra))
     extra_is_any = isinstance(obj.extra, ir.AnyType)
     optional = False
-    for item in obj.fields:
+    for index, item in enumerate(obj.fields):
         optional = optional or not item.required
         if extra_is_any and _fits_json_value(item.type):
             continue
         if not isinstance(item.type, ir.NeverType):
-            parts.append(spell(item.type))
+            parts.append(spell(item.type) if spelled is None else spelled[index])
     if optional:
         parts.append("undefined")
     unique = list(dict.fromkeys(parts))
@@ -285,15 +287,16 @@ def object_declaration(obj: ir.ObjectType) -> Declaration:
     comment = jsdoc(docs_lines(obj.docs))
     if not obj.fields and obj.extra is None:
         return Declaration(comment, f"type {obj.name} = Record<string, never>;")
+    spelled = [spell(item.type) for item in obj.fields]  # the index signature reuses them
     members = [
         Member(
             () if item.docs is ir.EMPTY_DOCS else jsdoc(docs_lines(item.docs)),
-            f"{ts_key(item.key)}{'' if item.required else '?'}: {spell(item.type)};",
+            f"{ts_key(item.key)}{'' if item.required else '?'}: {text};",
         )
-        for item in obj.fields
+        for item, text in zip(obj.fields, spelled, strict=True)
     ]
     if obj.extra is not None:
-        members.append(Member((), f"{INDEX_KEY}: {index_value(obj)};"))
+        members.append(Member((), f"{INDEX_KEY}: {index_value(obj, spelled)};"))
     return _interface(obj.name, comment, members)
 
 
@@ -310,7 +313,8 @@ def declaration_text(declaration: Declaration) -> str:
     lines = [*declaration.comment, declaration.head]
     if declaration.block:
         for member in declaration.members:
-            lines.extend(f"  {line}" for line in member.comment)
+            if member.comment:  # most members have none
+                lines.extend([f"  {line}" for line in member.comment])
             lines.append(f"  {member.text}")
         lines.append("}")
     return "\n".join(lines)
