@@ -69,7 +69,34 @@ def all_notes(
     if docs.default is not None:
         default = literal(docs.default)
         found.append(Note("default", default if limit is None else truncate(default, limit)))
-    c = dict(docs.constraints)
+    constraints = dict(docs.constraints) if docs.constraints else None
+    if constraints:  # most notes are a default alone
+        _bound_notes(constraints, found)
+    if docs.format:
+        found.append(Note("format", f"format: {docs.format}"))
+    if docs.pattern:
+        found.append(Note("pattern", f"pattern: {docs.pattern}"))
+    if constraints:
+        for keyword, label in (("contentMediaType", "media type"), ("contentEncoding", "encoding")):
+            if keyword in constraints:
+                found.append(Note("content", f"{label}: {json.loads(constraints[keyword])}"))
+    if limit is None and docs.examples:
+        label = "example" if len(docs.examples) == 1 else "examples"
+        found.append(Note("example", f"{label}: " + ", ".join(map(literal, docs.examples))))
+    elif limit is not None and docs.examples and len(docs.examples[0]) <= limit:
+        found.append(Note("example", f"example: {literal(docs.examples[0])}"))
+    if docs.read_only:
+        found.append(Note("access", "read-only"))
+    if docs.write_only:
+        found.append(Note("access", "write-only"))
+    found.extend(Note("note", text) for text in docs.notes)
+    if docs.deprecated:
+        found.append(Note("deprecated", "deprecated"))
+    return [Note(n.kind, exact(n.text) if n.kind in _VALUES else inline(n.text)) for n in found]
+
+
+def _bound_notes(c: dict[str, str], found: list[Note]) -> None:
+    """The range and count notes of a node's constraints, appended to `found`."""
     if "minimum" in c and "maximum" in c:  # both inclusive: one `low..high`
         found.append(Note("range", f"{c.pop('minimum')}..{c.pop('maximum')}"))
     for keyword, sign in (
@@ -93,26 +120,6 @@ def all_notes(
             found.append(Note("count", text))
     if c.get("uniqueItems") == "true":
         found.append(Note("count", "unique items"))
-    if docs.format:
-        found.append(Note("format", f"format: {docs.format}"))
-    if docs.pattern:
-        found.append(Note("pattern", f"pattern: {docs.pattern}"))
-    for keyword, label in (("contentMediaType", "media type"), ("contentEncoding", "encoding")):
-        if keyword in c:
-            found.append(Note("content", f"{label}: {json.loads(c[keyword])}"))
-    if limit is None and docs.examples:
-        label = "example" if len(docs.examples) == 1 else "examples"
-        found.append(Note("example", f"{label}: " + ", ".join(map(literal, docs.examples))))
-    elif limit is not None and docs.examples and len(docs.examples[0]) <= limit:
-        found.append(Note("example", f"example: {literal(docs.examples[0])}"))
-    if docs.read_only:
-        found.append(Note("access", "read-only"))
-    if docs.write_only:
-        found.append(Note("access", "write-only"))
-    found.extend(Note("note", text) for text in docs.notes)
-    if docs.deprecated:
-        found.append(Note("deprecated", "deprecated"))
-    return [Note(n.kind, exact(n.text) if n.kind in _VALUES else inline(n.text)) for n in found]
 
 
 _VALUES = frozenset({"default", "example", "format", "pattern"})

@@ -110,7 +110,7 @@ def layout(
     bracket it splits the union at its `|` operators instead. `assigned` marks the value of
     an assignment (`prefix` ends with `= `), which `black` parenthesizes more readily.
     """
-    line = f"{indent}{prefix}{flat(expr)}{suffix}"
+    line = f"{indent}{prefix}{expr.text}{suffix}"
     if fits(line):
         return [line]
     inner = indent + INDENT
@@ -151,7 +151,11 @@ def _union_lines(expr: Union, indent: str, prefix: str, suffix: str) -> list[str
 
 
 def field(key: str, expr: Expr, indent: str = INDENT) -> list[str]:
-    """A class-syntax TypedDict field `key: annotation`."""
+    """A class-syntax TypedDict field `key: annotation`; most fit on one line, tested here
+    before any layout."""
+    line = f"{indent}{key}: {expr.text}"
+    if fits(line):
+        return [line]
     return layout(expr, indent, f"{key}: ", parenthesize_union=True)
 
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..runmemo import per_run
 from .text import escape_hidden
 
 PRAGMAS = (
@@ -64,6 +65,8 @@ def py_literal(value: Any) -> str:
     """A JSON value in Python literal syntax (`True`, `None`, exact integers). Iterative:
     a default may nest as deep as its document (`jsontext.MAX_NESTING`), far past the
     recursion limit the renderers run under."""
+    if isinstance(value, str):  # enum members, most defaults: no work stack needed
+        return py_str(value)
     out: list[str] = []
     stack: list[Any] = [value]
     while stack:
@@ -98,8 +101,10 @@ def py_literal(value: Any) -> str:
     return "".join(out)
 
 
+@per_run
 def json_to_py(text: str) -> str:
-    """Compact JSON text (as the IR keeps defaults and examples) as a Python literal."""
+    """Compact JSON text (as the IR keeps defaults and examples) as a Python literal.
+    Memoized per run: the same defaults (`10`, `true`, `"json"`) recur across a catalog."""
     return py_literal(json.loads(text))
 
 

@@ -58,17 +58,23 @@ def literal_expr(node: ir.LiteralType) -> tuple[fmt.Expr, tuple[str, ...]]:
     """`Literal[...]` holds strings, booleans and 64-bit integers; `None` becomes its own arm,
     and floats and larger integers (which type checkers reject in `Literal`) become `float`
     / `int` with a note listing every allowed value exactly."""
-    members = [v for v in node.values if _in_literal(v)]
-    arms: list[fmt.Expr] = []
-    if members:
-        arms.append(fmt.Sub("Literal", tuple(fmt.Atom(py_literal(v)) for v in members)))
-    wide = [v for v in node.values if not _in_literal(v) and v is not None]
-    if any(isinstance(v, int) for v in wide):
+    members: list[fmt.Expr] = []
+    wide_int = wide_float = False
+    for value in node.values:
+        if _in_literal(value):
+            members.append(fmt.Atom(py_literal(value)))
+        elif isinstance(value, int):
+            wide_int = True
+        elif isinstance(value, float):
+            wide_float = True
+    arms: list[fmt.Expr] = [fmt.Sub("Literal", tuple(members))] if members else []
+    if wide_int:
         arms.append(fmt.Atom("int"))
-    if any(isinstance(v, float) for v in wide):
+    if wide_float:
         arms.append(fmt.Atom("float"))
     if None in node.values:
-        arms.append(fmt.Atom("None"))
+        arms.append(_NONE_ATOM)
+    wide = wide_int or wide_float
     note = ("one of " + ", ".join(py_literal(v) for v in node.values),) if wide else ()
     return (arms[0] if len(arms) == 1 else fmt.Union(tuple(arms))), note
 
@@ -76,27 +82,35 @@ def literal_expr(node: ir.LiteralType) -> tuple[fmt.Expr, tuple[str, ...]]:
 _PRIMITIVE_ATOMS = {kind: fmt.Atom(text) for kind, text in _PRIMITIVES.items()}
 """One shared atom per primitive (atoms are immutable); most annotations are one."""
 _ANY_ATOM = fmt.Atom("Any")
+_STR_ATOM = _PRIMITIVE_ATOMS["string"]
 _NEVER_ATOM = fmt.Atom("Never")
+_NONE_ATOM = _PRIMITIVE_ATOMS["null"]
 
 
 def type_expr(node: ir.TypeNode) -> fmt.Expr:
-    """The Python annotation of an IR type node."""
+    """The Python annotation of an IR type node; the most frequent nodes are tested
+    first."""
     if isinstance(node, ir.Primitive):
         return _PRIMITIVE_ATOMS[node.kind]
     if isinstance(node, ir.RefType):
         return fmt.Atom(node.name)
-    if isinstance(node, ir.AnyType | ir.UnknownType):
-        return _ANY_ATOM
-    if isinstance(node, ir.NeverType):
-        return _NEVER_ATOM
-    if isinstance(node, ir.LiteralType):
-        return literal_expr(node)[0]
+    if isinstance(node, ir.UnionType):
+        return _union_expr(node)
     if isinstance(node, ir.ArrayType):
         return fmt.Sub("list", (type_expr(node.items),))
+    if isinstance(node, ir.LiteralType):
+        return literal_expr(node)[0]
     if isinstance(node, ir.MapType):
-        return fmt.Sub("dict", (fmt.Atom("str"), type_expr(node.values)))
+        return fmt.Sub("dict", (_STR_ATOM, type_expr(node.values)))
     if isinstance(node, ir.TupleType):
         return _tuple_expr(node)
+    if isinstance(node, ir.NeverType):
+        return _NEVER_ATOM
+    return _ANY_ATOM  # `AnyType`, `UnknownType`
+
+
+def _union_expr(node: ir.UnionType) -> fmt.Expr:
+    """The arms' spellings, a nested union's arms spliced in, repeats dropped."""
     arms: list[fmt.Expr] = []
     for arm in node.arms:
         spelled = type_expr(arm)
@@ -297,8 +311,9 @@ def _open_comment(extra: ir.TypeNode | None) -> list[str]:
 def _class_syntax_fits(views: list[_FieldView], type_names: frozenset[str]) -> bool:
     """Class syntax needs keys that are plain identifiers and that do not shadow a name the
     class's own annotations use (`list: str` would break a later `list[...]`)."""
-    if not all(is_class_field(v.key) and v.key not in ANNOTATION_NAMES for v in views):
-        return False
+    for view in views:
+        if view.key in ANNOTATION_NAMES or not is_class_field(view.key):
+            return False
     if type_names.isdisjoint(v.key for v in views):
         return True  # annotations only use builtins, typing names and type names
     used = set().union(*(_names_in(v.annotation) for v in views))
@@ -352,15 +367,19 @@ def _functional_lines(
     """`Name = TypedDict("Name", {...})`, for keys class syntax cannot hold."""
     name = named_type.name
     opening = comment_lines(description, "")
-    entries = [(comment_lines(v.comments, ""), py_str(v.key), v.annotation) for v in views]
+    entries = [
+        (comment_lines(v.comments, "") if v.comments else [], py_str(v.key), v.annotation)
+        for v in views
+    ]
     closing = comment_lines(open_comment, "")
-    one_line = (
-        f"{name} = TypedDict({py_str(name)}, {{"
-        + ", ".join(f"{key}: {fmt.flat(expr)}" for _, key, expr in entries)
-        + "})"
-    )
-    if not closing and not any(c for c, _, _ in entries) and fmt.fits(one_line):
-        return [*opening, one_line]
+    if not closing and not any(c for c, _, _ in entries):  # one line, if it fits
+        one_line = (
+            f"{name} = TypedDict({py_str(name)}, {{"
+            + ", ".join([f"{key}: {expr.text}" for _, key, expr in entries])
+            + "})"
+        )
+        if fmt.fits(one_line):
+            return [*opening, one_line]
     inner = fmt.INDENT * 2
     body = [f"{fmt.INDENT}{{"]
     lone = len(entries) == 1 and not closing
