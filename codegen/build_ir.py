@@ -42,6 +42,10 @@ _COMPLETE = DEPTH_LIMIT + 1
 node still being built (otherwise the outermost such node's depth)."""
 _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverType)
 """Root types spelled inline in a signature; any other root type becomes a named alias."""
+_MEASURED = (ir.UnionType, ir.ArrayType, ir.MapType, ir.TupleType)
+"""Nodes whose spelling can outgrow a parser's limits (`_spellable`). Classes in a tuple, not
+`A | B`, which would build a union object on every check."""
+_SCALARS = (str, int, float, bool)
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
 _DEGRADING_SET = frozenset(_DEGRADING)
 _ANY = ir.AnyType()
@@ -284,16 +288,14 @@ class _ToolBuilder:
         `$defs` from `defs_prefix`."""
         resolver = RefResolver(normalized.schema)
         self.scope = _Scope(normalized, resolver, pointer, name, hint, defs_prefix)
-        self.memo.clear()
-        self.depths.clear()
+        for table in (self.memo, self.depths, self.partial, self.aliased, self.names):
+            if table:  # most are empty: a tool's first root, or a root of plain fields
+                table.clear()
         self.busy.clear()
         self.levels.clear()
         self.frames.clear()
         self.lacking = _COMPLETE
-        self.partial.clear()
         self.pending.clear()
-        self.aliased.clear()
-        self.names.clear()
         self.names.put(normalized.schema, name)
         self.root_referenced = False
         result = self.node(normalized.schema, hint, 0, home=True)
@@ -393,7 +395,7 @@ class _ToolBuilder:
             self.frames.pop()
             head = self.lacking
             self.lacking = min(outer, head) if head < level else outer
-        if isinstance(result, ir.UnionType | ir.ArrayType | ir.MapType | ir.TupleType):
+        if isinstance(result, _MEASURED):
             result = self._spellable(schema, result)
         if head < level:
             # Part of a cycle of unions that reaches a node still being built: its value
@@ -699,8 +701,8 @@ class _ToolBuilder:
         return union([widened(literal.values) if arm is literal else arm for arm in arms])
 
     def _literal(self, schema: dict[str, Any], values: list[Any]) -> ir.TypeNode:
-        scalars = [v for v in values if v is None or isinstance(v, str | int | float | bool)]
-        others = [v for v in values if not (v is None or isinstance(v, str | int | float | bool))]
+        scalars = [v for v in values if v is None or isinstance(v, _SCALARS)]
+        others = [v for v in values if not (v is None or isinstance(v, _SCALARS))]
         if not others:
             return ir.LiteralType(tuple(dedupe(scalars))) if scalars else ir.NeverType()
         kinds: list[ir.TypeNode] = [ir.LiteralType(tuple(dedupe(scalars)))] if scalars else []

@@ -128,20 +128,27 @@ def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
 
 
 def _documented_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
-    """The dict arms of a node's `anyOf` and `oneOf`, in that order, when one of them says
-    something the union's documentation shows; empty otherwise (a nullable's arms are bare
-    `{"type": ...}`s, and most unions are nullables)."""
-    arms = [
+    """`_dict_arms`, when one of them says something the union's documentation shows; empty
+    otherwise, found without building the list (a nullable's arms are bare `{"type": ...}`s,
+    and most unions are nullables)."""
+    for keyword in ("anyOf", "oneOf"):
+        arms = node.get(keyword)
+        if isinstance(arms, list):
+            for arm in arms:
+                if isinstance(arm, dict) and not _ARM_DOC_KEYS.isdisjoint(arm):
+                    return _dict_arms(node)
+    return []
+
+
+def _dict_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dict arms of a node's `anyOf` and `oneOf`, in that order."""
+    return [
         arm
         for keyword in ("anyOf", "oneOf")
         if isinstance(node.get(keyword), list)
         for arm in node[keyword]
         if isinstance(arm, dict)
     ]
-    for arm in arms:
-        if not _ARM_DOC_KEYS.isdisjoint(arm):
-            return arms
-    return []
 
 
 def _item_notes(node: dict[str, Any]) -> tuple[str, ...]:

@@ -30,14 +30,6 @@ LeafUnions = dict[tuple[str, ...], ir.TypeNode]
 union (IR nodes are immutable). Owned by one build, never by the module."""
 
 
-def is_plain_leaf(schema: Any) -> bool:
-    """A node whose type is one primitive and that says nothing else a type depends on."""
-    if type(schema) is not dict:
-        return False
-    kind = schema.get("type")
-    return type(kind) is str and kind in PRIMITIVES and LEAF_KEYWORDS.issuperset(schema)
-
-
 def plain_leaf_type(schema: Any, unions: LeafUnions) -> ir.TypeNode | None:
     """The type of a plain leaf, or of a short `anyOf`/`oneOf` of plain leaves with nothing
     else beside it but documentation; None for any other node. Asked for every field and
@@ -61,10 +53,13 @@ def plain_leaf_type(schema: Any, unions: LeafUnions) -> ir.TypeNode | None:
     if not allowed.issuperset(schema):
         return None
     kinds = []
-    for arm in arms:
-        if not is_plain_leaf(arm):
+    for arm in arms:  # each one primitive and nothing else a type depends on
+        if type(arm) is not dict:
             return None
-        kinds.append(arm["type"])
+        kind = arm.get("type")
+        if type(kind) is not str or kind not in PRIMITIVES or not LEAF_KEYWORDS.issuperset(arm):
+            return None
+        kinds.append(kind)
     key = tuple(kinds)
     found = unions.get(key)
     if found is None:

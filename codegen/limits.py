@@ -54,7 +54,7 @@ def spelled(node: ir.TypeNode) -> tuple[int, int, int]:
     `INLINE_LIMIT`); union arms are a loop."""
     if isinstance(node, ir.LiteralType):
         return 3, 4, 4  # `Literal[...]`, and `int`, `float`, `None` arms at most
-    if isinstance(node, ir.ArrayType | ir.MapType):
+    if isinstance(node, (ir.ArrayType, ir.MapType)):
         depth, arms, widest = spelled(node.items if isinstance(node, ir.ArrayType) else node.values)
         return 2 + depth + arms - 1, 1, max(widest, arms)
     if isinstance(node, ir.TupleType):

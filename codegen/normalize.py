@@ -607,7 +607,7 @@ def normalize_schema(
                     if id(child) in parents:
                         origin = where + parents[id(child)]
                     stack.append((child, origin, items, index))
-            elif kind & _SINGLE and isinstance(value, dict | bool):
+            elif kind & _SINGLE and isinstance(value, (dict, bool)):
                 stack.append((value, _child(where, key), new, key))
             elif kind & _REF and isinstance(value, str) and value.startswith("#/"):
                 if "definitions" in value:
