@@ -153,6 +153,8 @@ BFCL_TYPES = {
 }
 """BFCL and Java type names and the JSON-Schema type each stands for; `any` and `""` mean
 any value and are removed."""
+_BFCL_ANY = frozenset({"any", "", "Any", "Object"})
+"""BFCL type names that mean any value."""
 
 
 # --- node rules --------------------------------------------------------------------------
@@ -169,16 +171,24 @@ def boolean_schema(node: Schema) -> Schema:
 
 def bfcl_dialect(node: dict[str, Any]) -> dict[str, Any]:
     """BFCL/Java type names to JSON Schema, and the non-standard `optional` flag of a
-    property to the parent's `required` list."""
+    property to the parent's `required` list. A node that has neither (a property spelled
+    in JSON Schema already) is returned as is."""
+    kind = node.get("type")
+    erased = isinstance(kind, str) and kind in _BFCL_ANY
+    spelled = BFCL_TYPES.get(kind) if isinstance(kind, str) else None
+    properties = node.get("properties")
+    flagged = isinstance(properties, dict) and any(
+        isinstance(v, dict) and "optional" in v for v in properties.values()
+    )
+    if not erased and spelled in (None, kind) and not flagged:
+        return node
     result = dict(node)
-    kind = result.get("type")
-    if isinstance(kind, str):
-        if kind in ("any", "", "Any", "Object") and kind != "object":
-            del result["type"]
-        elif kind in BFCL_TYPES:
-            result["type"] = BFCL_TYPES[kind]
-    properties = result.get("properties")
-    if isinstance(properties, dict):
+    if erased:
+        del result["type"]
+    elif spelled is not None:
+        result["type"] = spelled
+    if flagged:
+        assert isinstance(properties, dict)
         optional = {
             k for k, v in properties.items() if isinstance(v, dict) and v.get("optional") is True
         }
@@ -486,7 +496,7 @@ def normalize_node(
         node = bfcl_dialect(node)
     elif draft == "draft-03":
         node = draft03_keywords(draft03_required(node, draft))
-    elif _canonical(node):
+    if _canonical(node):  # whatever the dialect made of it, no later rule would fire
         return node, []
     return _rewritten(node, draft)
 
