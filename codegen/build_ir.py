@@ -42,9 +42,15 @@ _COMPLETE = DEPTH_LIMIT + 1
 node still being built (otherwise the outermost such node's depth)."""
 _SIMPLE_ROOTS = (ir.RefType, ir.Primitive, ir.AnyType, ir.UnknownType, ir.NeverType)
 """Root types spelled inline in a signature; any other root type becomes a named alias."""
+_MEASURED = (ir.UnionType, ir.ArrayType, ir.MapType, ir.TupleType)
+"""Nodes whose spelling can outgrow a parser's limits (`_spellable`). Classes in a tuple, not
+`A | B`, which would build a union object on every check."""
+_SCALARS = (str, int, float, bool)
 _DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
 _DEGRADING_SET = frozenset(_DEGRADING)
 _ANY = ir.AnyType()
+"""The one any-type node the walk returns (IR nodes are immutable and compare by value): most
+objects are open, and each would otherwise make its own for its extra keys."""
 _KNOWN = frozenset(
     DOC_KEYWORDS
     | set().union(*TYPE_KEYWORDS.values())
@@ -282,20 +288,18 @@ class _ToolBuilder:
         `$defs` from `defs_prefix`."""
         resolver = RefResolver(normalized.schema)
         self.scope = _Scope(normalized, resolver, pointer, name, hint, defs_prefix)
-        self.memo.clear()
-        self.depths.clear()
+        for table in (self.memo, self.depths, self.partial, self.aliased, self.names):
+            if table:  # most are empty: a tool's first root, or a root of plain fields
+                table.clear()
         self.busy.clear()
         self.levels.clear()
         self.frames.clear()
         self.lacking = _COMPLETE
-        self.partial.clear()
         self.pending.clear()
-        self.aliased.clear()
-        self.names.clear()
         self.names.put(normalized.schema, name)
         self.root_referenced = False
         result = self.node(normalized.schema, hint, 0, home=True)
-        if result == ir.RefType(name) or self.inline_objects:
+        if (isinstance(result, ir.RefType) and result.name == name) or self.inline_objects:
             return result
         if isinstance(result, _SIMPLE_ROOTS) and not self.root_referenced:
             return result
@@ -340,10 +344,15 @@ class _ToolBuilder:
         """The type of one normalized schema node; `hint` is the name it would take as a
         named type, `inline` how many inline containers enclose it."""
         if not isinstance(schema, dict):
-            return ir.AnyType()
+            return _ANY
         leaf = self._leaf(schema)
         if leaf is not None:
             return leaf
+        return self._walked(schema, hint, inline, home)
+
+    def _walked(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
+        """`node` for a dict that is not a plain leaf (or one the shortcut declined): the
+        memo, cycle and depth bookkeeping around `_node`."""
         key = id(schema)
         if key in self.memo:
             result = self.memo[key]
@@ -360,7 +369,7 @@ class _ToolBuilder:
             if self.frames[head] != self.containers:
                 # Reached through a container: a reference to the value it will have.
                 if self.inline_objects:
-                    return ir.AnyType()
+                    return _ANY
                 if key not in self.aliased:
                     self.aliased.put(schema, self.allocator.claim(hint))
                 return ir.RefType(self.aliased[key])
@@ -386,7 +395,7 @@ class _ToolBuilder:
             self.frames.pop()
             head = self.lacking
             self.lacking = min(outer, head) if head < level else outer
-        if isinstance(result, ir.UnionType | ir.ArrayType | ir.MapType | ir.TupleType):
+        if isinstance(result, _MEASURED):
             result = self._spellable(schema, result)
         if head < level:
             # Part of a cycle of unions that reaches a node still being built: its value
@@ -469,7 +478,7 @@ class _ToolBuilder:
                 self.root_referenced = True
             return ir.RefType(self.names[id(schema)])
         if self.inline_objects:
-            return ir.AnyType()
+            return _ANY
         if id(schema) not in self.aliased:
             self.aliased.put(schema, self.allocator.claim(hint))
         return ir.RefType(self.aliased[id(schema)])
@@ -692,15 +701,15 @@ class _ToolBuilder:
         return union([widened(literal.values) if arm is literal else arm for arm in arms])
 
     def _literal(self, schema: dict[str, Any], values: list[Any]) -> ir.TypeNode:
-        scalars = [v for v in values if v is None or isinstance(v, str | int | float | bool)]
-        others = [v for v in values if not (v is None or isinstance(v, str | int | float | bool))]
+        scalars = [v for v in values if v is None or isinstance(v, _SCALARS)]
+        others = [v for v in values if not (v is None or isinstance(v, _SCALARS))]
         if not others:
             return ir.LiteralType(tuple(dedupe(scalars))) if scalars else ir.NeverType()
         kinds: list[ir.TypeNode] = [ir.LiteralType(tuple(dedupe(scalars)))] if scalars else []
         if any(isinstance(v, list) for v in others):
-            kinds.append(ir.ArrayType(ir.AnyType()))
+            kinds.append(ir.ArrayType(_ANY))
         if any(isinstance(v, dict) for v in others):
-            kinds.append(ir.MapType(ir.AnyType()))
+            kinds.append(ir.MapType(_ANY))
         return union(kinds)
 
     # --- containers -----------------------------------------------------------------------
@@ -745,7 +754,7 @@ class _ToolBuilder:
                 return self.degrade(
                     schema, "additionalProperties", f"maps nested deeper than {INLINE_LIMIT} levels"
                 )
-            return ir.MapType(ir.AnyType() if extra is None or self.inline_objects else extra)
+            return ir.MapType(_ANY if extra is None or self.inline_objects else extra)
         name = self.names.get(id(schema)) or self.allocator.claim(hint)
         self.names.put(schema, name)
         required = schema.get("required")
@@ -758,7 +767,10 @@ class _ToolBuilder:
                 fields.append(ir.Field(key, leaf, key in required_keys, extract_docs(prop)))
                 continue
             field_hint = self._prefix(name) + (camel_case(key) or "Field")
-            field_type = self.node(prop, field_hint, 0)
+            # `_leaf` has just declined `prop`: the walk proper, not `node`, which would ask again
+            field_type = (
+                self._walked(prop, field_hint, 0, False) if isinstance(prop, dict) else _ANY
+            )
             merged = self.merged.get(id(prop), prop)
             docs = extract_docs(merged, self.merge_notes.get(id(merged), ()))
             if isinstance(prop, dict) and "$ref" in prop:
@@ -797,7 +809,7 @@ class _ToolBuilder:
                 return None
             return self._bounded(schema, "patternProperties", union(pattern_types))
         if additional is True or additional == {}:
-            return ir.AnyType()
+            return _ANY
         value = self.node(additional, f"{hint}Value", inline + 1)
         if not pattern_types:
             return value

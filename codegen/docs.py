@@ -71,45 +71,55 @@ _TEXT_FIELDS = (
     ("pattern", "pattern"),
 )
 _FLAGS = (("deprecated", "deprecated"), ("readOnly", "read_only"), ("writeOnly", "write_only"))
+_TEXT_KEYS = frozenset(keyword for keyword, _ in _TEXT_FIELDS)
+_CONSTRAINT_KEYS = frozenset(CONSTRAINTS)
+_FLAG_KEYS = frozenset(keyword for keyword, _ in _FLAGS)
+"""The groups of `_DOC_KEYS` that `extract_docs` reads only when a node holds one."""
 
 
 def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
     """The documentation of one schema node (a dict; anything else has none). Only the
-    keywords present are read: this runs for every node of every schema. The constraints
-    of a union's arms (`{"type": ["integer", "null"], "minimum": 2}` normalizes to one) are
-    the node's too: see `_lift_arms`."""
+    keywords present are read: this runs for every node of every schema, so each group of
+    keywords is looked at only when the node holds one of them. The constraints of a
+    union's arms (`{"type": ["integer", "null"], "minimum": 2}` normalizes to one) are the
+    node's too: see `_lift_arms`."""
     if not isinstance(node, dict):
         return Docs(notes=notes) if notes else EMPTY_DOCS
-    present = _DOC_KEYS.intersection(node)
-    if "items" in node or "anyOf" in node or "oneOf" in node:
-        parts = _part_descriptions(node)
-        notes = (*notes, *parts) if parts else notes
+    if "items" in node:
+        item_notes = _item_notes(node)
+        notes = (*notes, *item_notes) if item_notes else notes
     if "anyOf" in node or "oneOf" in node:
-        node, arm_notes = _lift_arms(node)
-        present = _DOC_KEYS.intersection(node)
-        notes = (*notes, *arm_notes) if arm_notes else notes
+        arms = _documented_arms(node)
+        if arms:
+            described = _arm_descriptions(node, arms)
+            node, arm_notes = _lift_arms(node, arms)
+            notes = (*notes, *described, *arm_notes)
+    present = _DOC_KEYS.intersection(node)
     if not present:
         return Docs(notes=notes) if notes else EMPTY_DOCS
     fields: dict[str, Any] = {}
-    for keyword, name in _TEXT_FIELDS:
-        if keyword in present:
-            text = _string(node[keyword])
-            if text is not None:
-                fields[name] = text
+    if not _TEXT_KEYS.isdisjoint(present):
+        for keyword, name in _TEXT_FIELDS:
+            if keyword in present:
+                text = _string(node[keyword])
+                if text is not None:
+                    fields[name] = text
     if "default" in present:
         fields["default"] = json_text(node["default"])
     if "examples" in present and isinstance(node["examples"], list) and node["examples"]:
         fields["examples"] = tuple(json_text(v) for v in node["examples"])
     elif "example" in present:
         fields["examples"] = (json_text(node["example"]),)
-    constraints = tuple(
-        (k, json_text(node[k])) for k in CONSTRAINTS if k in present and _is_bound(k, node[k])
-    )
-    if constraints:
-        fields["constraints"] = constraints
-    for keyword, name in _FLAGS:
-        if keyword in present and node[keyword] is True:
-            fields[name] = True
+    if not _CONSTRAINT_KEYS.isdisjoint(present):
+        constraints = tuple(
+            (k, json_text(node[k])) for k in CONSTRAINTS if k in present and _is_bound(k, node[k])
+        )
+        if constraints:
+            fields["constraints"] = constraints
+    if not _FLAG_KEYS.isdisjoint(present):
+        for keyword, name in _FLAGS:
+            if keyword in present and node[keyword] is True:
+                fields[name] = True
     if "patternProperties" in present or "propertyNames" in present:
         notes = (*notes, *_key_notes(node))
     if notes:
@@ -117,35 +127,62 @@ def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
     return Docs(**fields) if fields else EMPTY_DOCS
 
 
-def _part_descriptions(node: dict[str, Any]) -> tuple[str, ...]:
-    """The descriptions of an array's items and of a union's arms, which have no place of
-    their own where their type is spelled inline (`list[str]`, `str | int`): notes beside
-    the field (a named object type does not carry the description of the place it is
-    used in either)."""
-    own = node.get("description")
-    found: list[str] = []
-    items = node.get("items")
-    if isinstance(items, dict) and _described_inline(items, own):
-        found.append(f"items: {items['description']}")
-    if isinstance(items, dict) and "properties" not in items and "$ref" not in items:
-        # An item type spelled inline (`list[str]`) has no place for its own notes either.
-        shown = [keyword_note(k, items[k]) for k in _ARM_KEYS if k in items]
-        if any(shown):
-            found.append("items: " + "; ".join(text for text in shown if text))
-    arms = [
+def _documented_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """`_dict_arms`, when one of them says something the union's documentation shows; empty
+    otherwise, found without building the list (a nullable's arms are bare `{"type": ...}`s,
+    and most unions are nullables)."""
+    for keyword in ("anyOf", "oneOf"):
+        arms = node.get(keyword)
+        if isinstance(arms, list):
+            for arm in arms:
+                if isinstance(arm, dict) and not _ARM_DOC_KEYS.isdisjoint(arm):
+                    return _dict_arms(node)
+    return []
+
+
+def _dict_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dict arms of a node's `anyOf` and `oneOf`, in that order."""
+    return [
         arm
         for keyword in ("anyOf", "oneOf")
         if isinstance(node.get(keyword), list)
         for arm in node[keyword]
         if isinstance(arm, dict)
     ]
+
+
+def _item_notes(node: dict[str, Any]) -> tuple[str, ...]:
+    """The description and note-level keywords of an array's items, which have no place of
+    their own where the item type is spelled inline (`list[str]`): notes beside the field
+    (a named object type does not carry the description of the place it is used in
+    either)."""
+    items = node.get("items")
+    if not isinstance(items, dict):
+        return ()
+    found: list[str] = []
+    if _described_inline(items, node.get("description")):
+        found.append(f"items: {items['description']}")
+    if "properties" not in items and "$ref" not in items and not _ARM_KEY_SET.isdisjoint(items):
+        # An item type spelled inline (`list[str]`) has no place for its own notes either.
+        shown = [keyword_note(k, items[k]) for k in _ARM_KEYS if k in items]
+        if any(shown):
+            found.append("items: " + "; ".join(text for text in shown if text))
+    return tuple(found)
+
+
+def _arm_descriptions(node: dict[str, Any], arms: list[dict[str, Any]]) -> list[str]:
+    """The descriptions of a union's arms, which have no place of their own where the union
+    is spelled inline (`str | int`): notes beside the field, labelled by the arm's type when
+    no other arm has it, else by its position."""
+    own = node.get("description")
+    found: list[str] = []
     kinds = [arm.get("type") for arm in arms]
     for index, arm in enumerate(arms):
         if _described_inline(arm, own):
             kind = arm.get("type")
             label = kind if isinstance(kind, str) and kinds.count(kind) == 1 else None
             found.append(f"{label or f'arm {index + 1}'}: {arm['description']}")
-    return tuple(found)
+    return found
 
 
 def _described_inline(part: dict[str, Any], own: Any) -> bool:
@@ -155,6 +192,10 @@ def _described_inline(part: dict[str, Any], own: Any) -> bool:
 
 _ARM_KEYS = ("format", "pattern", *CONSTRAINTS)
 """Keywords of a union arm that the union's own documentation shows."""
+_ARM_KEY_SET = frozenset(_ARM_KEYS)
+_ARM_DOC_KEYS = frozenset({"description", *_ARM_KEYS})
+"""What a union arm must hold for the union's documentation to mention it: an arm without
+any (a nullable's `{"type": "null"}`) is skipped without reading it further."""
 _ARM_FAMILIES = {
     "string": frozenset(
         {"format", "pattern", "minLength", "maxLength", "contentMediaType", "contentEncoding"}
@@ -180,19 +221,15 @@ def _applies(keyword: str, arm: dict[str, Any]) -> bool:
     return family is None or keyword in family
 
 
-def _lift_arms(node: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _lift_arms(
+    node: dict[str, Any], arms: list[dict[str, Any]]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
     """A union node with its arms' note-level keywords (format, pattern, bounds) lifted.
     A keyword the node lacks, that every arm it applies to carries with one value, becomes
     the node's own (`["integer", "null"]` with a range documents like `integer` with it);
     any other arm keyword becomes a note, prefixed by its arm's type when several arms
-    admit values. The node's own keywords and the arms' all hold, so both are shown."""
-    arms = [
-        arm
-        for keyword in ("anyOf", "oneOf")
-        if isinstance(node.get(keyword), list)
-        for arm in node[keyword]
-        if isinstance(arm, dict)
-    ]
+    admit values. The node's own keywords and the arms' all hold, so both are shown.
+    `arms` are the node's dict arms (`_documented_arms`)."""
     keys = set().union(*arms)
     carried = [k for k in _ARM_KEYS if k in keys]
     if not carried:

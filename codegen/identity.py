@@ -21,7 +21,7 @@ class NodeTable(dict[int, V]):
     __slots__ = ("_held",)
 
     def __init__(self) -> None:
-        super().__init__()
+        # No `dict.__init__`: a new dict is empty already (a builder makes eight per tool).
         self._held: list[Any] = []
 
     def put(self, node: Any, value: V) -> None:

@@ -20,10 +20,8 @@ LEAF_KEYWORDS = frozenset(
 ) - {"contentSchema"}
 """Keywords a primitive node may carry without changing its type."""
 
-_LEAF_UNION_KEYWORDS = (
-    frozenset({"anyOf"}) | DOC_KEYWORDS,
-    frozenset({"oneOf"}) | DOC_KEYWORDS,
-)
+_ANY_OF_KEYWORDS = frozenset({"anyOf"}) | DOC_KEYWORDS
+_ONE_OF_KEYWORDS = frozenset({"oneOf"}) | DOC_KEYWORDS
 LEAF_UNION_ARMS = 8
 """Most arms a union of plain leaves may have to take the shortcut."""
 
@@ -32,18 +30,10 @@ LeafUnions = dict[tuple[str, ...], ir.TypeNode]
 union (IR nodes are immutable). Owned by one build, never by the module."""
 
 
-def is_plain_leaf(schema: Any) -> bool:
-    """A node whose type is one primitive and that says nothing else a type depends on."""
-    return (
-        type(schema) is dict
-        and schema.get("type") in PRIMITIVES
-        and LEAF_KEYWORDS.issuperset(schema)
-    )
-
-
 def plain_leaf_type(schema: Any, unions: LeafUnions) -> ir.TypeNode | None:
     """The type of a plain leaf, or of a short `anyOf`/`oneOf` of plain leaves with nothing
-    else beside it but documentation; None for any other node."""
+    else beside it but documentation; None for any other node. Asked for every field and
+    every node the walk meets, so the common answers come first and each arm is read once."""
     if type(schema) is not dict:
         return None
     kind = schema.get("type")
@@ -51,20 +41,27 @@ def plain_leaf_type(schema: Any, unions: LeafUnions) -> ir.TypeNode | None:
         if type(kind) is not str or not LEAF_KEYWORDS.issuperset(schema):
             return None
         return PRIMITIVES.get(kind)
-    for keyword, allowed in zip(("anyOf", "oneOf"), _LEAF_UNION_KEYWORDS, strict=True):
-        arms = schema.get(keyword)
+    arms = schema.get("anyOf")
+    allowed = _ANY_OF_KEYWORDS
+    if arms is None:
+        arms = schema.get("oneOf")
+        allowed = _ONE_OF_KEYWORDS
         if arms is None:
-            continue
-        if (
-            type(arms) is not list
-            or not 0 < len(arms) <= LEAF_UNION_ARMS
-            or not allowed.issuperset(schema)
-            or not all(is_plain_leaf(arm) for arm in arms)
-        ):
             return None
-        kinds = tuple([arm["type"] for arm in arms])
-        found = unions.get(kinds)
-        if found is None:
-            found = unions[kinds] = union([PRIMITIVES[kind] for kind in kinds])
-        return found
-    return None
+    if type(arms) is not list or not 0 < len(arms) <= LEAF_UNION_ARMS:
+        return None
+    if not allowed.issuperset(schema):
+        return None
+    kinds = []
+    for arm in arms:  # each one primitive and nothing else a type depends on
+        if type(arm) is not dict:
+            return None
+        kind = arm.get("type")
+        if type(kind) is not str or kind not in PRIMITIVES or not LEAF_KEYWORDS.issuperset(arm):
+            return None
+        kinds.append(kind)
+    key = tuple(kinds)
+    found = unions.get(key)
+    if found is None:
+        found = unions[key] = union([PRIMITIVES[kind] for kind in kinds])
+    return found

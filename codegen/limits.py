@@ -54,7 +54,7 @@ def spelled(node: ir.TypeNode) -> tuple[int, int, int]:
     `INLINE_LIMIT`); union arms are a loop."""
     if isinstance(node, ir.LiteralType):
         return 3, 4, 4  # `Literal[...]`, and `int`, `float`, `None` arms at most
-    if isinstance(node, ir.ArrayType | ir.MapType):
+    if isinstance(node, (ir.ArrayType, ir.MapType)):
         depth, arms, widest = spelled(node.items if isinstance(node, ir.ArrayType) else node.values)
         return 2 + depth + arms - 1, 1, max(widest, arms)
     if isinstance(node, ir.TupleType):
@@ -78,9 +78,31 @@ def spelled(node: ir.TypeNode) -> tuple[int, int, int]:
     return 1, 1, 1
 
 
+_FLAT = (ir.Primitive, ir.RefType, ir.AnyType, ir.NeverType, ir.UnknownType, ir.LiteralType)
+"""Nodes whose spelling nests no other type: `spelled` gives at most (3, 4, 4) for them."""
+_SHALLOW_ARMS = 8
+"""Most flat arms a union may have for `unspellable` to pass it without measuring: at most
+32 arms and 34 levels, far inside `ARMS_LIMIT` and `EXPRESSION_LIMIT`."""
+
+
+def _shallow(node: ir.TypeNode) -> bool:
+    """Whether `node` is an array or map of a flat node, or a short union of flat arms
+    (`list[str]`, `str | None`: most of what the build asks about), which no limit can
+    refuse."""
+    if isinstance(node, ir.ArrayType):
+        return isinstance(node.items, _FLAT)
+    if isinstance(node, ir.MapType):
+        return isinstance(node.values, _FLAT)
+    if isinstance(node, ir.UnionType) and len(node.arms) <= _SHALLOW_ARMS:
+        return all(isinstance(arm, _FLAT) for arm in node.arms)
+    return False
+
+
 def unspellable(node: ir.TypeNode) -> str | None:
     """Why `node`'s Python spelling would be refused (a union wider than `ARMS_LIMIT`, an
     expression deeper than `EXPRESSION_LIMIT`), or None when it is fine."""
+    if _shallow(node):
+        return None
     depth, arms, widest = spelled(node)
     if widest > ARMS_LIMIT:
         return f"a union of {widest} arms is wider than the limit of {ARMS_LIMIT}"

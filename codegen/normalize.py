@@ -117,6 +117,8 @@ TYPE_KEYWORDS = {
 }
 _TYPED_KEYWORDS: frozenset[str] = frozenset().union(*TYPE_KEYWORDS.values())
 """Every keyword that belongs to one type."""
+_UNSHARED = _TYPED_KEYWORDS | {"type", "enum", "const"}
+"""Keywords a type array's arms take one by one; every other one stays beside the union."""
 TYPE_KEYWORDS["integer"] = TYPE_KEYWORDS["number"]
 JSON_TYPES = ("string", "number", "integer", "boolean", "null", "array", "object")
 MODERN_DRAFTS = frozenset({"2019-09", "2020-12"})
@@ -151,6 +153,8 @@ BFCL_TYPES = {
 }
 """BFCL and Java type names and the JSON-Schema type each stands for; `any` and `""` mean
 any value and are removed."""
+_BFCL_ANY = frozenset({"any", "", "Any", "Object"})
+"""BFCL type names that mean any value."""
 
 
 # --- node rules --------------------------------------------------------------------------
@@ -167,16 +171,24 @@ def boolean_schema(node: Schema) -> Schema:
 
 def bfcl_dialect(node: dict[str, Any]) -> dict[str, Any]:
     """BFCL/Java type names to JSON Schema, and the non-standard `optional` flag of a
-    property to the parent's `required` list."""
+    property to the parent's `required` list. A node that has neither (a property spelled
+    in JSON Schema already) is returned as is."""
+    kind = node.get("type")
+    erased = isinstance(kind, str) and kind in _BFCL_ANY
+    spelled = BFCL_TYPES.get(kind) if isinstance(kind, str) else None
+    properties = node.get("properties")
+    flagged = isinstance(properties, dict) and any(
+        isinstance(v, dict) and "optional" in v for v in properties.values()
+    )
+    if not erased and spelled in (None, kind) and not flagged:
+        return node
     result = dict(node)
-    kind = result.get("type")
-    if isinstance(kind, str):
-        if kind in ("any", "", "Any", "Object") and kind != "object":
-            del result["type"]
-        elif kind in BFCL_TYPES:
-            result["type"] = BFCL_TYPES[kind]
-    properties = result.get("properties")
-    if isinstance(properties, dict):
+    if erased:
+        del result["type"]
+    elif spelled is not None:
+        result["type"] = spelled
+    if flagged:
+        assert isinstance(properties, dict)
         optional = {
             k for k, v in properties.items() if isinstance(v, dict) and v.get("optional") is True
         }
@@ -211,13 +223,11 @@ def type_array_to_union(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict
     if not unique:
         result = {k: v for k, v in node.items() if k != "type"}
         return {**result, "not": {}}, []
-    typed = _TYPED_KEYWORDS
-    shared = {
-        k: v
-        for k, v in node.items()
-        if k != "type" and k not in typed and k not in ("enum", "const")
-    }
-    typed_here = [(k, v) for k, v in node.items() if k in typed]  # usually none
+    shared = {k: v for k, v in node.items() if k not in _UNSHARED}
+    if _TYPED_KEYWORDS.isdisjoint(node) and "const" not in node and "enum" not in node:
+        arms = [{"type": kind} for kind in unique]  # the common case: a nullable
+        return _with_union(shared, arms), arms
+    typed_here = [(k, v) for k, v in node.items() if k in _TYPED_KEYWORDS]
     arms = []
     for kind in unique:
         arm: dict[str, Any] = {"type": kind}
@@ -287,6 +297,8 @@ def legacy_tuple_items(node: dict[str, Any]) -> dict[str, Any]:
 
 def exclusive_bounds(node: dict[str, Any]) -> dict[str, Any]:
     """Draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` to the numeric form."""
+    if "exclusiveMinimum" not in node and "exclusiveMaximum" not in node:
+        return node
     result = node
     for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         flag = result.get(exclusive)
@@ -465,19 +477,32 @@ def _canonical(node: dict[str, Any]) -> bool:
     return not (isinstance(values, list) and len(values) == 1)
 
 
+def _final(node: dict[str, Any]) -> bool:
+    """A canonical node none of whose members holds a subschema or a reference: no rule
+    and no part of the walk would change it."""
+    return _CHILD_KEYS.isdisjoint(node) and _canonical(node)
+
+
 def normalize_node(
     node: Schema, draft: str, dialect: str = "json-schema"
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """All node rules in order; returns the new node and the arms the rules created."""
-    node = boolean_schema(node)
-    if not isinstance(node, dict):
-        return node, []
+    """All node rules in order; returns the new node and the arms the rules created. A rule
+    that changes a node returns a new dict of its own; an unchanged node is returned as is."""
+    if type(node) is not dict:  # a dict is the common case: the check costs it nothing
+        node = boolean_schema(node)
+        if not isinstance(node, dict):
+            return node, []
     if dialect == "bfcl":
         node = bfcl_dialect(node)
     elif draft == "draft-03":
         node = draft03_keywords(draft03_required(node, draft))
-    elif _canonical(node):
+    if _canonical(node):  # whatever the dialect made of it, no later rule would fire
         return node, []
+    return _rewritten(node, draft)
+
+
+def _rewritten(node: dict[str, Any], draft: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The rules every dialect and draft share, in order, on a dict node."""
     node = definitions_to_defs(node)
     node = legacy_tuple_items(node)
     node = exclusive_bounds(node)
@@ -500,6 +525,7 @@ _CHILDREN = {
 _CHILDREN["$ref"] = _REF
 """What a keyword's value may hold, as bits: a map of subschemas, a list of them, one
 subschema (`items` is a list or one), or a reference."""
+_CHILD_KEYS = frozenset(_CHILDREN)
 
 
 def _extended(node: Any) -> dict[int, str]:
@@ -529,6 +555,7 @@ def normalize_schema(
     # (node, its pointer, where to store the result: container and key)
     stack: list[tuple[Any, str, Any, Any]] = [(schema, pointer, holder, 0)]
     refs: list[tuple[str, str]] = []  # (local reference as written, as rewritten)
+    plain = dialect != "bfcl" and draft != "draft-03"  # `_canonical` says all for a node
     while True:
         if not stack:
             # Targets of references kept under keys no keyword defines
@@ -542,13 +569,20 @@ def normalize_schema(
             if not stack:
                 break
         node, where, container, slot = stack.pop()
-        new, created = normalize_node(node, draft, dialect)
-        if not isinstance(new, dict):
-            container[slot] = new
-            continue
-        new = dict(new)
+        if plain and type(node) is dict:
+            # `normalize_node` for this dialect and draft, asking `_canonical` once
+            new, created = (node, []) if _canonical(node) else _rewritten(node, draft)
+        else:
+            new, created = normalize_node(node, draft, dialect)
+            if not isinstance(new, dict):
+                container[slot] = new
+                continue
+        if new is node:  # a node a rule changed is a new dict already, no one else's
+            new = dict(new)
         container[slot] = new
         origins[id(new)] = where
+        if _CHILD_KEYS.isdisjoint(new):
+            continue  # a leaf: no member holds a subschema or a reference
         created_ids = {id(arm) for arm in created} if created else ()
         for key, value in new.items():
             kind = _CHILDREN.get(key)  # one lookup: most keys hold no subschema
@@ -571,11 +605,19 @@ def normalize_schema(
                 base = _child(where, "items" if moved else key)
                 parents = _extended(node) if key == "allOf" else {}
                 for index, child in enumerate(value):
-                    origin = where if id(child) in created_ids else f"{base}/{index}"
+                    if id(child) in created_ids:
+                        if plain and _final(child):
+                            # A rule's own arm (a nullable's `{"type": "null"}`): a new
+                            # dict already, which the walk would only copy.
+                            origins[id(child)] = where
+                            continue
+                        origin = where
+                    else:
+                        origin = f"{base}/{index}"
                     if id(child) in parents:
                         origin = where + parents[id(child)]
                     stack.append((child, origin, items, index))
-            elif kind & _SINGLE and isinstance(value, dict | bool):
+            elif kind & _SINGLE and isinstance(value, (dict, bool)):
                 stack.append((value, _child(where, key), new, key))
             elif kind & _REF and isinstance(value, str) and value.startswith("#/"):
                 if "definitions" in value:

@@ -1,9 +1,10 @@
 """The fast paths agree with the general ones: the builder's plain-leaf shortcut with the walk,
 and normalization's canonical-node check (`_canonical`, `_TRIGGERS`) with the full chain of
-node rules."""
+node rules, and the walk that copies only what no rule made anew."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -246,3 +247,29 @@ def test_every_trigger_can_make_a_rule_fire() -> None:
     assert firing.keys() == normalize._TRIGGERS
     for key, node in firing.items():
         assert _general(node, "2020-12") != (node, []), key
+
+
+def _dicts(value: Any) -> Iterator[dict[str, Any]]:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schema=tool_schemas(st.text(max_size=4)), draft=st.sampled_from(DRAFTS))
+def test_every_schema_node_normalization_returns_is_new(schema: Any, draft: str) -> None:
+    """The walk copies only the nodes no rule made anew, and leaves a rule's final arms (a
+    nullable's `{"type": "null"}`) in place: either way no schema node of the result (a
+    node with an origin) is one of the input's dicts, and the input is unchanged."""
+    before = copy.deepcopy(schema)
+    normalized = normalize_schema(schema, draft)
+    assert schema == before
+    inputs = {id(node) for node in _dicts(schema)}
+    located = [node for node in _dicts(normalized.schema) if id(node) in normalized.origins]
+    assert all(id(node) not in inputs for node in located)
+    assert located or not isinstance(schema, dict | bool)
