@@ -113,9 +113,12 @@ def _every(checks: list[Check]) -> Check:
 
 def _unique(items: list[Any]) -> bool:
     """No two items are `_equal`: one hashable key per item, so linear, not pairwise."""
-    if all(isinstance(item, str) for item in items):
+    if set(map(type, items)) <= _JUST_STR:  # the usual case (`required`): plain strings
         return len(set(items)) == len(items)
     return len({_hashable(item) for item in items}) == len(items)
+
+
+_JUST_STR = frozenset((str,))
 
 
 def _hashable(value: Any) -> Any:
@@ -161,61 +164,238 @@ def _type_check(name: str, draft: str) -> Callable[[Any], bool]:
     return checks[name]
 
 
+class _Parts:
+    """What one meta-schema node asserts, gathered before its check is made: the `type`
+    constraints, one property table (its own `properties` and those of the `allOf` arms
+    that only declare properties), its `additionalProperties` and every other keyword's
+    check. Made into one closure, so a schema node costs a call or two, not one per
+    keyword and vocabulary."""
+
+    def __init__(self) -> None:
+        self.types: dict[tuple[str, ...], Any] = {}
+        self.table: dict[str, list[Check]] = {}
+        self.merged = False
+        self.additional: tuple[Check, frozenset[str], list[re.Pattern[str]]] | None = None
+        self.rest: list[Check] = []
+
+    def build(self, draft: str, type_only: dict[Check, tuple[type, ...]]) -> Check:
+        """The node's check; one that only tests the type is recorded in `type_only`."""
+        kinds: tuple[type, ...] | None = None
+        for names in self.types:  # the same constraint from several vocabularies: once
+            if all(name in _PLAIN for name in names):
+                found = tuple(_PLAIN[name] for name in names)
+                if kinds is None:
+                    kinds = found
+                    continue
+            else:
+                found = None
+            self.rest.insert(0, _type_test(names, found, draft))
+        table = {
+            name: type_only.get(check, check)
+            for name, checks in self.table.items()
+            for check in (_every(checks),)
+        }
+        additional = self.additional
+        if additional is not None and self.merged:
+            # Properties merged from `allOf` are not this node's own: keep the check apart.
+            self.rest.append(_additional(*additional))
+            additional = None
+        others = _every(self.rest) if self.rest else None
+        if table or additional is not None:
+            return _object_check(kinds, table, additional, others)
+        if kinds is None:
+            return others if others is not None else _always
+        only = kinds
+        if others is None:
+            check = lambda v: isinstance(v, only)  # noqa: E731
+            type_only[check] = only
+            return check
+        return lambda v: isinstance(v, only) and others(v)
+
+
+_PLAIN: dict[str, type] = {
+    "object": dict,
+    "array": list,
+    "string": str,
+    "boolean": bool,
+    "null": type(None),
+}
+"""Type names that one `isinstance` decides (no `int`/`bool` subtlety)."""
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _type_test(names: tuple[str, ...], kinds: tuple[type, ...] | None, draft: str) -> Check:
+    if kinds is not None:
+        return lambda v: isinstance(v, kinds)
+    tests = [_type_check(name, draft) for name in names]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda v: any(test(v) for test in tests)
+
+
+def _additional(extra: Check, known: frozenset[str], patterns: list[re.Pattern[str]]) -> Check:
+    def additional(v: Any) -> bool:
+        if isinstance(v, dict):
+            for k, item in v.items():
+                if (
+                    k not in known
+                    and not (patterns and any(p.search(k) for p in patterns))
+                    and not extra(item)
+                ):
+                    return False
+        return True
+
+    return additional
+
+
+def _object_check(
+    kinds: tuple[type, ...] | None,
+    table: dict[str, Check | tuple[type, ...]],
+    additional: tuple[Check, frozenset[str], list[re.Pattern[str]]] | None,
+    others: Check | None,
+) -> Check:
+    """A node with a property table or `additionalProperties`: the type, then one pass over
+    an object's members, then the rest. A member whose check only tests its type
+    (`description`, `title`, ...) has the types in the table, tested without a call."""
+    if additional is None:
+
+        def properties(v: Any) -> bool:
+            if kinds is not None and not isinstance(v, kinds):
+                return False
+            if isinstance(v, dict):
+                for key, item in v.items():
+                    each = table.get(key)
+                    if each is None:
+                        continue
+                    if each.__class__ is tuple:
+                        if not isinstance(item, each):
+                            return False
+                    elif not each(item):  # type: ignore[operator]
+                        return False
+            return others is None or others(v)
+
+        return properties
+    extra, known, patterns = additional
+
+    def members(v: Any) -> bool:
+        if kinds is not None and not isinstance(v, kinds):
+            return False
+        if isinstance(v, dict):
+            for key, item in v.items():
+                each = table.get(key)
+                if each is not None:
+                    if each.__class__ is tuple:
+                        if not isinstance(item, each):
+                            return False
+                    elif not each(item):  # type: ignore[operator]
+                        return False
+                elif (
+                    key not in known
+                    and not (patterns and any(p.search(key) for p in patterns))
+                    and not extra(item)
+                ):
+                    return False
+        return others is None or others(v)
+
+    return members
+
+
 class _Compiler:
     def __init__(self, draft: str) -> None:
         self.draft = draft
         self.documents = meta_documents()
         self.root_uri = META_URIS[draft]
         self.compiled: dict[tuple[str, str], Check] = {}
+        self.pending: dict[tuple[str, str], list[Check]] = {}
+        self.type_only: dict[Check, tuple[type, ...]] = {_always: (object,)}
+        """Checks that only test `isinstance(value, types)`, and those types."""
+        self.string_enums: dict[Check, frozenset[str]] = {}
+        """Checks that only test for one of some strings (`enum`), and those strings."""
 
     def document(self, uri: str) -> Any:
         return self.documents[uri.rstrip("#")]
 
     def reference(self, base: str, ref: str) -> Check:
-        """A check for `$ref` resolved against `base`, compiled on first use (refs recurse)."""
+        """A check for `$ref` resolved against `base`, compiled on first use. Only a
+        reference met again while its own target compiles (refs recurse) goes through a
+        deferred call; every other one is the target's check itself."""
         from urllib.parse import urldefrag, urljoin
 
         target = urljoin(base, ref)
         uri, fragment = urldefrag(target)
         uri = uri or base
         key = (uri, fragment)
-        if key not in self.compiled:
-            cell: list[Check] = []
+        found = self.compiled.get(key)
+        if found is not None:
+            return found
+        cell = self.pending.get(key)
+        if cell is not None:
+            later = cell
 
             def deferred(value: Any) -> bool:
-                return cell[0](value)
+                return later[0](value)
 
-            self.compiled[key] = deferred
-            node: Any = self.document(uri)
-            for token in fragment.split("/")[1:] if fragment else []:
-                node = node[token.replace("~1", "/").replace("~0", "~")]
-            cell.append(self.schema(node, uri))
-        return self.compiled[key]
+            return deferred
+        cell = self.pending[key] = []
+        node: Any = self.document(uri)
+        for token in fragment.split("/")[1:] if fragment else []:
+            node = node[token.replace("~1", "/").replace("~0", "~")]
+        check = self.schema(node, uri)
+        cell.append(check)
+        del self.pending[key]
+        self.compiled[key] = check
+        return check
 
     def schema(self, node: Any, base: str) -> Check:
         if node is True or node == {}:
-            return lambda value: True
+            return _always
         if node is False:
-            return lambda value: False
+            return _never
         if not isinstance(node, dict):
             raise Unsupported("non-schema node")
         if isinstance(node.get("$id"), str) and node["$id"].startswith("http"):
             base = node["$id"].rstrip("#")
-        checks: list[Check] = []
+        parts = _Parts()
         for key, value in node.items():
             if key not in _IGNORED:
-                check = self.keyword(key, value, node, base)
-                if check is not None:
-                    checks.append(check)
-        return _every(checks) if checks else (lambda value: True)
+                self.gather(parts, key, value, node, base)
+        return parts.build(self.draft, self.type_only)
 
-    def all_of(self, arms: list[Any], base: str) -> Check:
-        """`allOf`, with the arms that only declare `properties` (the 2019-09 and 2020-12
-        vocabularies) merged into one property table, so each schema node is walked once
-        instead of once per vocabulary."""
+    def gather(self, parts: _Parts, key: str, value: Any, node: dict[str, Any], base: str) -> None:
+        """Add one keyword of a node to its parts."""
+        if key == "type":
+            names = tuple(value) if isinstance(value, list) else (value,)
+            for name in names:
+                _type_check(name, self.draft)  # an unknown name is Unsupported
+            parts.types.setdefault(names, None)
+        elif key == "properties":
+            for name, sub in value.items():
+                parts.table.setdefault(name, []).append(self.schema(sub, base))
+        elif key == "additionalProperties":
+            extra = self.schema(value, base)
+            known = frozenset(node.get("properties", {}))
+            patterns = [re.compile(p) for p in node.get("patternProperties", {})]
+            parts.additional = (extra, known, patterns)
+        elif key == "allOf":
+            self.all_of(parts, value, base)
+        else:
+            check = self.keyword(key, value, node, base)
+            if check is not None:
+                parts.rest.append(check)
+
+    def all_of(self, parts: _Parts, arms: list[Any], base: str) -> None:
+        """`allOf`: the arms that only declare `properties` (the 2019-09 and 2020-12
+        vocabularies) are merged into the node's own property table and types, so each
+        schema node is walked once instead of once per vocabulary."""
         from urllib.parse import urljoin
 
-        table: dict[str, list[Check]] = {}
         rest: list[Check] = []
         for arm in arms:
             target, target_base = arm, base
@@ -228,27 +408,13 @@ class _Compiler:
                 and keys <= {"properties", "type", "$dynamicRef"}
                 and "properties" in keys
             ):
-                for name, sub in target["properties"].items():
-                    table.setdefault(name, []).append(self.schema(sub, target_base))
-                for other in ("type", "$dynamicRef"):
+                parts.merged = True
+                for other in ("properties", "type", "$dynamicRef"):
                     if other in target:
-                        extra = self.keyword(other, target[other], target, target_base)
-                        if extra is not None:
-                            rest.append(extra)
+                        self.gather(parts, other, target[other], target, target_base)
             else:
                 rest.append(self.schema(arm, base))
-        merged = {name: _every(checks) for name, checks in table.items()}
-        others = _every(rest) if rest else None
-
-        def check(value: Any) -> bool:
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    each = merged.get(key)
-                    if each is not None and not each(item):
-                        return False
-            return others is None or others(value)
-
-        return check
+        parts.rest.extend(rest)
 
     def keyword(self, key: str, value: Any, node: dict[str, Any], base: str) -> Check | None:
         if key == "$ref":
@@ -257,51 +423,6 @@ class _Compiler:
             if value not in ("#meta", "#"):
                 raise Unsupported(key)
             return self.reference(self.root_uri, "#")
-        if key == "type":
-            names = value if isinstance(value, list) else [value]
-            tests = [_type_check(name, self.draft) for name in names]
-            if len(tests) == 1:
-                return tests[0]
-            plain = {
-                "object": dict,
-                "array": list,
-                "string": str,
-                "boolean": bool,
-                "null": type(None),
-            }
-            if all(name in plain for name in names):  # no int/bool subtlety: one isinstance
-                kinds = tuple(plain[name] for name in names)
-                return lambda v: isinstance(v, kinds)
-            return lambda v: any(test(v) for test in tests)
-        if key == "properties":
-            props = {name: self.schema(sub, base) for name, sub in value.items()}
-
-            def properties(v: Any) -> bool:
-                if isinstance(v, dict):
-                    for name, item in v.items():
-                        each = props.get(name)
-                        if each is not None and not each(item):
-                            return False
-                return True
-
-            return properties
-        if key == "additionalProperties":
-            extra = self.schema(value, base)
-            known = set(node.get("properties", {}))
-            patterns = [re.compile(p) for p in node.get("patternProperties", {})]
-
-            def additional(v: Any) -> bool:
-                if isinstance(v, dict):
-                    for k, item in v.items():
-                        if (
-                            k not in known
-                            and not (patterns and any(p.search(k) for p in patterns))
-                            and not extra(item)
-                        ):
-                            return False
-                return True
-
-            return additional
         if key == "propertyNames":
             key_check = self.schema(value, base)
             return lambda v: not isinstance(v, dict) or all(key_check(k) for k in v)
@@ -309,6 +430,8 @@ class _Compiler:
             if not isinstance(value, dict | bool):
                 raise Unsupported("array items")
             each = self.schema(value, base)
+            if each is _always:  # `items: true` asserts nothing
+                return None
 
             def items(v: Any) -> bool:
                 if isinstance(v, list):
@@ -318,10 +441,11 @@ class _Compiler:
                 return True
 
             return items
-        if key == "allOf":
-            return self.all_of(value, base)
         if key == "anyOf":
             arms = [self.schema(sub, base) for sub in value]
+            if len(arms) == 2 and arms[0] in self.string_enums:  # `type`: a name or a list
+                names, second = self.string_enums[arms[0]], arms[1]
+                return lambda v: (isinstance(v, str) and v in names) or second(v)
             if len(arms) == 2:  # the meta-schemas' usual shape (`type`, `items`)
                 first, second = arms
                 return lambda v: first(v) or second(v)
@@ -337,7 +461,9 @@ class _Compiler:
             options = list(value)
             if all(isinstance(option, str) for option in options):
                 allowed = frozenset(options)
-                return lambda v: isinstance(v, str) and v in allowed
+                check = lambda v: isinstance(v, str) and v in allowed  # noqa: E731
+                self.string_enums[check] = allowed
+                return check
             return lambda v: any(_equal(v, option) for option in options)
         if key == "minItems":
             return lambda v: not isinstance(v, list) or len(v) >= value
