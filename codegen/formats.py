@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .envelope import check_envelope
@@ -39,6 +39,25 @@ class _Layout:
     output_schema: tuple[str, ...] | None = None
     title: tuple[str, ...] | None = None
     annotations: tuple[str, ...] | None = None
+    fields: tuple[tuple[str, tuple[str, ...] | None, str], ...] = field(
+        init=False, repr=False, compare=False
+    )
+    """(field, path, the path as a pointer suffix) for every field, worked out once per
+    layout rather than once per record."""
+
+    def __post_init__(self) -> None:
+        fields = tuple(
+            (name, path, join_pointer("", *path) if path is not None else "")
+            for name, path in (
+                ("name", self.name),
+                ("description", self.description),
+                ("input_schema", self.input_schema),
+                ("output_schema", self.output_schema),
+                ("title", self.title),
+                ("annotations", self.annotations),
+            )
+        )
+        object.__setattr__(self, "fields", fields)
 
 
 _MCP = _Layout(
@@ -107,21 +126,28 @@ def _is_bfcl_schema(schema: Any) -> bool:
     """A `type` only the BFCL dialect spells (`dict`, `float`, Java names, `any`) anywhere
     in the schema. Such a schema is not valid JSON Schema, so reading it as BFCL changes
     nothing an Anthropic tool could mean; JSON Schema's own names never mean BFCL."""
-    pending = [schema]
+    containers = (dict, list)  # a tuple: `isinstance` with `dict | list` is slower
+    pending = [schema] if isinstance(schema, containers) else []
     seen: set[int] = set()
     while pending:
         node = pending.pop()
-        if not isinstance(node, dict | list) or id(node) in seen:
+        if id(node) in seen:
             continue
         seen.add(id(node))
         if isinstance(node, list):
-            pending.extend(node)
+            pending.extend(item for item in node if isinstance(item, containers))
             continue
         kinds = node.get("type")
-        for kind in kinds if isinstance(kinds, list) else [kinds]:
-            if isinstance(kind, str) and kind in _BFCL_ONLY_TYPES:
+        if isinstance(kinds, str):
+            if kinds in _BFCL_ONLY_TYPES:
                 return True
-        pending.extend(value for key, value in node.items() if key not in _VALUE_KEYWORDS)
+        elif isinstance(kinds, list):
+            for kind in kinds:
+                if isinstance(kind, str) and kind in _BFCL_ONLY_TYPES:
+                    return True
+        for key, value in node.items():
+            if isinstance(value, containers) and key not in _VALUE_KEYWORDS:
+                pending.append(value)
     return False
 
 
@@ -129,17 +155,25 @@ def _bfcl_layout(record: dict[str, Any]) -> _Layout:
     """The BFCL layout with the input and output keys this record uses."""
     inputs = next((k for k in _BFCL_INPUT_KEYS if k in record), _BFCL_INPUT_KEYS[0])
     outputs = next((k for k in _BFCL_OUTPUT_KEYS if k in record), _BFCL_OUTPUT_KEYS[0])
-    if (inputs, outputs) == (_BFCL_INPUT_KEYS[0], _BFCL_OUTPUT_KEYS[0]):
-        return _BFCL
-    return _Layout("bfcl", ("name",), ("description",), (inputs,), (outputs,))
+    return _BFCL_LAYOUTS[inputs, outputs]
+
+
+_BFCL_LAYOUTS = {
+    (inputs, outputs): _Layout("bfcl", ("name",), ("description",), (inputs,), (outputs,))
+    for inputs in _BFCL_INPUT_KEYS
+    for outputs in _BFCL_OUTPUT_KEYS
+}
+_BFCL_LAYOUTS[_BFCL_INPUT_KEYS[0], _BFCL_OUTPUT_KEYS[0]] = _BFCL
+"""Every BFCL layout, made once: a record picks its own by the keys it uses."""
 
 
 def _forced(fmt: str, record: Any) -> _Layout | str | None:
     """The layout when `--format` names one: only that format's shapes are accepted."""
     detected = _classify(record)
-    if fmt == "bfcl" and detected == "bfcl-record":
-        return detected
-    if isinstance(detected, _Layout) and detected.format == fmt:
+    if isinstance(detected, _Layout):
+        if detected.format == fmt:
+            return detected
+    elif fmt == "bfcl" and detected == "bfcl-record":
         return detected
     if fmt == "bfcl" and isinstance(record, dict) and "name" in record:
         return _bfcl_layout(record)
@@ -150,23 +184,14 @@ def _forced(fmt: str, record: Any) -> _Layout | str | None:
     return None
 
 
-def _get(record: dict[str, Any], path: tuple[str, ...]) -> tuple[bool, Any]:
-    node: Any = record
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return False, None
-        node = node[key]
-    return True, node
-
-
 def _records(document: Any) -> Iterator[tuple[Any, str]]:
     """Records of a container: a list, an object with a `tools` list, or one record."""
     if isinstance(document, list):
         for index, item in enumerate(document):
-            yield item, join_pointer("", index)
+            yield item, f"/{index}"  # `join_pointer("", index)`: an index needs no escaping
     elif isinstance(document, dict) and isinstance(document.get("tools"), list):
         for index, item in enumerate(document["tools"]):
-            yield item, join_pointer("", "tools", index)
+            yield item, f"/tools/{index}"
     else:
         yield document, ""
 
@@ -182,15 +207,17 @@ def extract_tools(
     while pending:
         record, pointer = pending.popleft()
         layout = _classify(record) if fmt == "auto" else _forced(fmt, record)
+        if isinstance(layout, _Layout):  # the usual case first
+            tool, problems = _convert(record, layout, source, pointer, decoded)
+            if problems:
+                diagnostics.extend(problems)
+            if tool is not None:
+                tools.append(tool)
+            continue
         if layout == "bfcl-record":
             functions = record["function"]
             pending.extendleft(
-                reversed(
-                    [
-                        (item, join_pointer(pointer, "function", i))
-                        for i, item in enumerate(functions)
-                    ]
-                )
+                reversed([(item, f"{pointer}/function/{i}") for i, item in enumerate(functions)])
             )
             continue
         if layout == "server-tool":
@@ -203,18 +230,12 @@ def extract_tools(
                 )
             )
             continue
-        if not isinstance(layout, _Layout):
-            expected = (
-                f"a tool definition in any known format ({', '.join(INPUT_FORMATS)})"
-                if fmt == "auto"
-                else f"a tool in the {fmt!r} format"
-            )
-            diagnostics.append(Diagnostic(source, pointer, f"not {expected}: {_shape(record)}"))
-            continue
-        tool, problems = _convert(record, layout, source, pointer, decoded)
-        diagnostics.extend(problems)
-        if tool is not None:
-            tools.append(tool)
+        expected = (
+            f"a tool definition in any known format ({', '.join(INPUT_FORMATS)})"
+            if fmt == "auto"
+            else f"a tool in the {fmt!r} format"
+        )
+        diagnostics.append(Diagnostic(source, pointer, f"not {expected}: {_shape(record)}"))
     return tools, diagnostics
 
 
@@ -236,24 +257,22 @@ def _convert(
     record: dict[str, Any], layout: _Layout, source: str, pointer: str, decoded: bool = False
 ) -> tuple[ToolDefinition | None, list[Diagnostic]]:
     fields: dict[str, tuple[bool, Any, str]] = {}
-    for field_name in (
-        "name",
-        "description",
-        "input_schema",
-        "output_schema",
-        "title",
-        "annotations",
-    ):
-        path = getattr(layout, field_name)
+    for field_name, path, suffix in layout.fields:
         if path is None:
-            fields[field_name] = (False, None, "")
+            fields[field_name] = _ABSENT
             continue
-        present, value = _get(record, path)
-        fields[field_name] = (present, value, join_pointer(pointer, *path))
+        node: Any = record
+        for key in path:
+            if not isinstance(node, dict) or key not in node:
+                fields[field_name] = (False, None, pointer + suffix)
+                break
+            node = node[key]
+        else:
+            fields[field_name] = (True, node, pointer + suffix)
     problems = check_envelope(fields, source, pointer)
     if layout.format == "bfcl":
         problems.extend(_bfcl_conflicts(record, source, pointer))
-    if any(p.is_error for p in problems):
+    if problems and any(p.is_error for p in problems):
         return None, problems
     has_input, input_schema, input_pointer = fields["input_schema"]
     if not has_input:
@@ -282,11 +301,15 @@ def _convert(
     ), problems
 
 
+_ABSENT = (False, None, "")
+"""A field the layout has no place for."""
+
+
 def _bfcl_conflicts(record: dict[str, Any], source: str, pointer: str) -> list[Diagnostic]:
     """An error for each BFCL field given under both of its keys: neither can win silently."""
     problems = []
     for keys in (_BFCL_INPUT_KEYS, _BFCL_OUTPUT_KEYS):
-        if all(k in record for k in keys):
+        if keys[0] in record and keys[1] in record:
             problems.append(
                 Diagnostic(
                     source,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-from . import jsontext, namespaces
+from . import fastjson, jsontext, namespaces
 from .errors import Diagnostic, UsageError
 from .formats import extract_tools
 from .model import ToolDefinition
@@ -99,6 +99,11 @@ def decode_document(
     "" for stdin, which is JSON (or JSON Lines) and has no stem to namespace by."""
     path = PurePosixPath(file_name)
     stem, suffix = path.stem or None, path.suffix.lower() or ".json"
+    if suffix not in (".yaml", ".yml", ".jsonl"):
+        # A clean document never needs its text: `jiter` checks the UTF-8 itself.
+        value = fastjson.try_loads("", jsontext.without_bom(data))
+        if value is not fastjson.NOT_DECODED:
+            return [Document(display, value, namespaces.derive(value, stem), display, stem)], []
     try:
         text = jsontext.decode_bytes(data)
         if suffix in (".yaml", ".yml"):
