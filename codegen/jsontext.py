@@ -120,23 +120,21 @@ def loads_lines(text: str) -> list[tuple[int, Any]]:
 
 
 def nesting_depth(value: Any) -> int:
-    """Container nesting depth, computed without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth > deepest:
-            deepest = depth
-        for child in children:
-            if isinstance(child, dict | list):
-                stack.append((child, depth + 1))
-    return deepest
+    """Container nesting depth, computed without recursion: one level at a time, so a
+    node costs no stack entry of its own (this runs on every BFCL schema)."""
+    containers = (dict, list)  # a tuple: `isinstance` with `dict | list` is slower
+    level = [value] if isinstance(value, containers) else []
+    depth = 0
+    while level:
+        depth += 1
+        deeper: list[Any] = []
+        push = deeper.append
+        for node in level:
+            for child in node.values() if isinstance(node, dict) else node:
+                if isinstance(child, containers):
+                    push(child)
+        level = deeper
+    return depth
 
 
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]

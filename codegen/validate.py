@@ -14,6 +14,7 @@ from typing import Any
 
 from .errors import Diagnostic, join_pointer
 from .jsontext import MAX_NESTING, nesting_depth
+from .metacheck import is_valid
 from .model import ToolDefinition
 from .recursion import deep_recursion
 from .runmemo import per_run
@@ -92,8 +93,6 @@ def check_schema(schema: Any, source: str, pointer: str, decoded: bool = False) 
     problems = []
     if warning:
         problems.append(Diagnostic(source, join_pointer(pointer, "$schema"), warning, "warning"))
-    from .metacheck import is_valid
-
     if is_valid(draft, schema) is True:
         return problems
     try:
