@@ -186,6 +186,20 @@ def test_decode_errors_become_diagnostics(tmp_path: Path) -> None:
     assert problem.message == 'duplicate key "name" at line 1 column 26'
 
 
+@pytest.mark.parametrize(
+    "bad",
+    [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80"],
+    ids=["ff", "truncated", "surrogate", "overlong", "past-max"],
+)
+def test_invalid_utf8_in_a_json_file_is_reported_as_before(tmp_path: Path, bad: bytes) -> None:
+    """A `.json` file is decoded to text only when `jiter` refuses it, so `jiter` must
+    refuse every invalid UTF-8 sequence the text decoder reports."""
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"name": "a", "description": "x' + bad + b'", "inputSchema": {}}')
+    [problem] = load_sources([str(path)]).diagnostics
+    assert problem.message == f"invalid UTF-8 (byte 0x{bad[0]:02x}) at line 1 column 32"
+
+
 def test_missing_and_unreadable_sources_are_usage_errors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
