@@ -48,6 +48,8 @@ def check_unique_names(tools: Sequence[ToolDefinition]) -> list[Diagnostic]:
     """A duplicate name is an error at every later definition, naming the first one. The
     hint to use `--namespace` is given only where it would help: the tools are not
     namespaced yet and come from different sources."""
+    if len({tool.name for tool in tools}) == len(tools):
+        return []  # the usual case, decided without sorting
     first: dict[str, ToolDefinition] = {}
     problems = []
     for tool in sorted(tools, key=lambda t: (t.source, t.pointer)):
