@@ -41,10 +41,16 @@ def run_memos() -> Iterator[None]:
         _TABLES.reset(token)
 
 
+_MISSING: Any = object()
+"""What a memo table holds for an argument it has not seen."""
+
+
 def per_run(function: Callable[P, R]) -> Callable[P, R]:
     """Remember `function`'s results by its positional arguments inside `run_memos()`. A
     hit costs a context-variable read and two dictionary lookups: these functions run once
-    per field of a catalog, so a function of one argument gets a wrapper of one argument."""
+    per field of a catalog, so a function of one argument gets a wrapper of one argument.
+    Lookups use `get`, not `KeyError`: most calls are misses (names and descriptions are
+    mostly distinct), and raising an exception per miss cost more than the lookups."""
     tables_of = _TABLES.get
     if _one_argument(function):
 
@@ -52,12 +58,14 @@ def per_run(function: Callable[P, R]) -> Callable[P, R]:
             tables = tables_of()
             if tables is None:
                 return function(argument)  # type: ignore[call-arg]
-            try:
-                return tables[function][argument]
-            except KeyError:
-                result = function(argument)  # type: ignore[call-arg]
-                tables.setdefault(function, {})[argument] = result
-                return result
+            table = tables.get(function)
+            if table is not None:
+                found = table.get(argument, _MISSING)
+                if found is not _MISSING:
+                    return found
+            result = function(argument)  # type: ignore[call-arg]
+            tables.setdefault(function, {})[argument] = result
+            return result
 
         return wraps(function)(memoized_one)  # type: ignore[return-value]
 
@@ -66,13 +74,14 @@ def per_run(function: Callable[P, R]) -> Callable[P, R]:
         tables = tables_of()
         if tables is None or kwargs:
             return function(*args, **kwargs)
-        try:
-            found: R = tables[function][args]
-            return found
-        except KeyError:
-            result = function(*args, **kwargs)
-            tables.setdefault(function, {})[args] = result
-            return result
+        table = tables.get(function)
+        if table is not None:
+            found: R = table.get(args, _MISSING)
+            if found is not _MISSING:
+                return found
+        result = function(*args, **kwargs)
+        tables.setdefault(function, {})[args] = result
+        return result
 
     return memoized
 
