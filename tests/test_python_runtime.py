@@ -30,7 +30,9 @@ async def get_user(args: Any, context: Any) -> Any:
     return {"id": args["id"], "name": "Ada"}
 
 
-def registry(limits: RuntimeLimits | None = None) -> tuple[ToolRegistry, PythonRuntime]:
+def tools_registry() -> ToolRegistry:
+    """A Code Mode registry of `read_file` (concurrency-safe, closed arguments) and
+    `get-user` (a name that is not an identifier), which the runtime tests call."""
     registry = ToolRegistry(mode="code")
     registry.register(
         ToolSpec(
@@ -54,6 +56,11 @@ def registry(limits: RuntimeLimits | None = None) -> tuple[ToolRegistry, PythonR
             handler=get_user,
         )
     )
+    return registry
+
+
+def registry(limits: RuntimeLimits | None = None) -> tuple[ToolRegistry, PythonRuntime]:
+    registry = tools_registry()
     runtime = PythonRuntime(limits or RuntimeLimits(timeout=20))
     registry.mount_runtime(runtime)
     return registry, runtime

@@ -11,6 +11,7 @@ import ast
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,15 +36,35 @@ INPUTS = [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES
 def _parts(catalog: ir.Catalog, language: str) -> tuple[str, list[list[str]]]:
     """The section SDK with every field comment in full (no `ditto`:
     `test_dittos_expand_to_the_full_comments` shows a reader recovers them) and each
-    tool's part of it: its head, the declarations it adds and the earlier ones it reuses."""
+    tool's part of it: its head, the declarations it adds, and the earlier ones it reuses
+    with everything they use in turn."""
     module = pysection if language == "python" else tssection
     chunks = [module.section_chunk(tool) for tool in catalog.tools]
     full = Dittos(repeat=True).resolve
+    placed = module.place_chunks(chunks)
+    texts = {
+        name: full(text)
+        for p in placed
+        for name, text in zip(p.declared, p.declarations, strict=True)
+    }
     parts = [
-        [full(p.head), *map(full, p.declarations), *map(full, p.shared)]
-        for p in module.place_chunks(chunks)
+        [full(p.head), *map(full, p.declarations), *_reused_texts(p.reused, texts)] for p in placed
     ]
     return module.section_sdk_from_chunks(chunks, dittos=False), parts
+
+
+def _reused_texts(reused: tuple[str, ...], texts: dict[str, str]) -> list[str]:
+    """The declarations named, and every declaration their code (comments left out) names,
+    transitively."""
+    found: dict[str, None] = {}
+    stack = list(reused)
+    while stack:
+        name = stack.pop()
+        if name not in found:
+            found[name] = None
+            code = re.sub(r"(^|\s)(#|//)( .*)?$", "", texts[name], flags=re.M)
+            stack += [n for n in re.findall(r"[A-Za-z_]\w*", code) if n in texts]
+    return [texts[name] for name in found]
 
 
 @pytest.mark.parametrize("language", ["python", "typescript"])

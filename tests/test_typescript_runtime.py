@@ -20,9 +20,8 @@ from processes import TS_WORKER_MARK, left_processes
 from test_python_runtime import (
     abort_once_running,
     execute,
-    get_user,
     process_group_gone,
-    read_file,
+    tools_registry,
 )
 from typescript_nodes import SETUPS, runtime
 
@@ -32,29 +31,7 @@ pytestmark = pytest.mark.parametrize("setup", list(SETUPS))
 def registry(
     setup: str, limits: RuntimeLimits | None = None
 ) -> tuple[ToolRegistry, TypeScriptRuntime]:
-    registry = ToolRegistry(mode="code")
-    registry.register(
-        ToolSpec(
-            "read_file",
-            "Read a file.",
-            {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-                "additionalProperties": False,
-            },
-            handler=read_file,
-            is_concurrency_safe=lambda args: True,
-        )
-    )
-    registry.register(
-        ToolSpec(
-            "get-user",
-            "Fetch a user.",
-            {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
-            handler=get_user,
-        )
-    )
+    registry = tools_registry()
     mounted = runtime(setup, limits or RuntimeLimits(timeout=30))
     registry.mount_runtime(mounted)
     return registry, mounted

@@ -310,22 +310,13 @@ class WorkerRun:
         try:
             value = await self.bindings.call(name, arguments)
             reply = {"type": "result", "id": call_id, "ok": True, "value": value}
-        except ToolCallFailed as failure:
-            reply = {
-                "type": "result",
-                "id": call_id,
-                "ok": False,
-                "name": name,
-                "message": failure.message,
-            }
         except Exception as error:
-            reply = {
-                "type": "result",
-                "id": call_id,
-                "ok": False,
-                "name": name,
-                "message": str(error) or type(error).__name__,
-            }
+            message = (
+                error.message
+                if isinstance(error, ToolCallFailed)
+                else str(error) or type(error).__name__
+            )
+            reply = {"type": "result", "id": call_id, "ok": False, "name": name, "message": message}
         finally:
             self.calls.pop(call_id, None)  # answered (or cancelled): no longer pending
         with contextlib.suppress(Exception):

@@ -263,13 +263,15 @@ class ToolText(NamedTuple):
 
 
 class Placed(NamedTuple):
-    """One tool in the finished section: its head, the declarations it adds (top down), the
-    earlier declarations it uses instead of repeating them, and whether its function name
-    was taken by an earlier type (so it is shown under `@tool(...)`)."""
+    """One tool in the finished section: its head, the declarations it adds (top down) and
+    their names, the names of earlier declarations it uses instead of repeating them, and
+    whether its function name was taken by an earlier type (so it is shown under
+    `@tool(...)`)."""
 
     head: str
     declarations: tuple[str, ...]
-    shared: tuple[str, ...]
+    declared: tuple[str, ...]
+    reused: tuple[str, ...]
     function_taken: bool
 
 
@@ -313,7 +315,6 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
     taken."""
     claims = _Claims(reserved)
     seen: dict[str, str] = {}
-    declared: dict[str, tuple[str, tuple[str, ...]]] = {}
     placed = []
     for tool in tools:
         taken = tool.function in claims.taken  # by an earlier type
@@ -338,17 +339,13 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
         for ir_name, wanted, _ in tool.names:
             if ir_name not in names:
                 names[ir_name] = claims.claim(wanted, avoid)
-        texts = []
-        for item in reversed(tool.declarations):
-            if item.name in kept:
-                text = substitute(kept[item.name], names)
-                texts.append(text)
-                declared[names[item.name]] = (text, _used(kept[item.name], item.name, names))
+        own = [item.name for item in reversed(tool.declarations) if item.name in kept]
         placed.append(
             Placed(
                 substitute(tool.head, names),
-                tuple(texts),
-                _closure(reused, declared),
+                tuple(substitute(kept[name], names) for name in own),
+                tuple(names[name] for name in own),
+                tuple(dict.fromkeys(reused)),
                 taken,
             )
         )
@@ -371,25 +368,6 @@ def _shape(item: Declaration, names: Mapping[str, str]) -> str | None:
         return _MARKED.sub(spell, item.text)
     except _Open:
         return None
-
-
-def _used(text: str, own: str, names: Mapping[str, str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(names[n] for n in _MARKED.findall(text) if n != own and n in names))
-
-
-def _closure(
-    start: Sequence[str], declared: Mapping[str, tuple[str, tuple[str, ...]]]
-) -> tuple[str, ...]:
-    """The texts of the earlier declarations a tool reuses, and of what they use in turn."""
-    order: dict[str, None] = {}
-    stack = list(reversed(start))
-    while stack:
-        name = stack.pop()
-        if name in order or name not in declared:
-            continue
-        order[name] = None
-        stack.extend(reversed(declared[name][1]))
-    return tuple(declared[name][0] for name in order)
 
 
 def substitute(text: str, names: Mapping[str, str]) -> str:
