@@ -112,6 +112,11 @@ class Entry:
         output = prebuilt.tool.output is not None
         return Entry(detached, prebuilt.claims, warnings, output, tool=prebuilt.tool)
 
+    def text_only(self) -> Entry:
+        """The entry without its IR: its problems, claims, warnings and chunks, all an
+        assembled SDK needs of a tool it does not build again."""
+        return Entry(self.problems, self.claims, self.warnings, self.has_output, None, None, self.chunks)
+
     @property
     def built(self) -> bool:
         """Whether the definition compiled (no errors), so there is a tool."""

@@ -181,8 +181,27 @@ def _add_sdk_command(commands: Any) -> None:
         metavar="DIR",
         help="keep per-tool results in DIR, so a later run only renders the tools that changed",
     )
+    sdk.add_argument(
+        "--jobs",
+        "-j",
+        type=_job_count,
+        metavar="N",
+        help="processes to compile a large catalog in (default: one per usable core; "
+        "the output is the same for any N)",
+    )
     _add_output(sdk)
     sdk.set_defaults(handler=_sdk)
+
+
+def _job_count(text: str) -> int:
+    """`--jobs N`: a positive number of processes."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
+    return value
 
 
 def _add_prompt_command(commands: Any) -> None:
@@ -474,31 +493,48 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def _sdk(args: argparse.Namespace) -> int:
-    if args.cache:
-        return _sdk_cached(args)
-    catalog = _compile(args)
-    if catalog is None:
+    """`sdk`: a catalog large enough to split is worked in shares across processes (and
+    assembled from each tool's text, as `--cache` does); a small one in one go."""
+    from .load import load_sources
+    from .shares import share_count
+
+    loaded = load_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
+    if args.cache or share_count(len(loaded.tools), args.jobs) > 1:
+        return _sdk_assembled(args, loaded)
+    from .pipeline import compile_definitions
+
+    compiled = compile_definitions(loaded.tools, loaded.diagnostics)
+    _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=args.quiet)
+    if compiled.catalog is None:
         return EXIT_INVALID
     from .render.targets import target
 
-    _emit(target(args.lang).render(catalog, None), args.output)
+    _emit(target(args.lang).render(compiled.catalog, None), args.output)
     return EXIT_OK
 
 
-def _sdk_cached(args: argparse.Namespace) -> int:
-    """`sdk --cache DIR`: unchanged tools come from the cache as finished text."""
-    from .cache import ToolCache
-    from .incremental import render_cached
-    from .load import load_sources
+def _sdk_assembled(args: argparse.Namespace, loaded: Any) -> int:
+    """`sdk` from each tool's chunk of text: with `--cache DIR`, unchanged tools come from
+    the cache as finished text; the others are worked in shares."""
+    from . import incremental
 
-    cache = ToolCache(args.cache)
-    loaded = load_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
-    rendered = render_cached(loaded.tools, loaded.diagnostics, cache, [args.lang])
+    if args.cache:
+        from .cache import ToolCache
+
+        cache = ToolCache(args.cache)
+        rendered = incremental.render_cached(
+            loaded.tools, loaded.diagnostics, cache, [args.lang], args.jobs
+        )
+    else:
+        rendered = incremental.render_in_shares(
+            loaded.tools, loaded.diagnostics, [args.lang], args.jobs
+        )
     _print_diagnostics(rendered.diagnostics, sys.stderr, errors_only=args.quiet)
     if rendered.texts is None:
         return EXIT_INVALID
     _emit(rendered.texts[args.lang], args.output)
-    cache.save_or_warn()
+    if args.cache:
+        cache.save_or_warn()
     return EXIT_OK
 
 

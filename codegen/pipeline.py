@@ -111,13 +111,13 @@ def _compile_cached(
     """Each tool from the cache or compiled and built alone, then assembled; None (compile
     normally) when a definition is not plain data and so has no key."""
     with deep_recursion(), run_memos():
-        gathered = cached_entries(definitions, diagnostics, cache)
-        if gathered is None:
+        entries = cached_entries(definitions, cache)
+        if entries is None:
             return None
-        entries, fresh, problems = gathered
+        problems = gathered_problems(definitions, diagnostics, entries)
         if has_errors(problems):
             return Compiled(None, definitions, sort_diagnostics(problems))
-        assembled = assemble_catalog(reusable_members(definitions, entries, fresh))
+        assembled = assemble_catalog(reusable_members(definitions, entries))
         tools = []
         for index, tool in zip(assembled.order, assembled.rebuilt, strict=True):
             tools.append(cache.tool(entries[index]) if tool is None else tool)
@@ -141,47 +141,104 @@ def assembled_warnings(
 
 
 def reusable_members(
-    definitions: Sequence[ToolDefinition], entries: Sequence[Entry], fresh: dict[int, SchemaInput]
+    definitions: Sequence[ToolDefinition], entries: Sequence[Entry]
 ) -> list[Reusable]:
-    """The cached entries as members for `build_ir.assemble_catalog` (no errors among them)."""
+    """The entries as members for `build_ir.assemble_catalog` (no errors among them); a
+    member built again in place is prepared again from its definition."""
     members = []
-    for index, (definition, entry) in enumerate(zip(definitions, entries, strict=True)):
+    for definition, entry in zip(definitions, entries, strict=True):
         assert entry.claims is not None  # only a definition with errors has none
-        again = partial(_prepared_again, definition, fresh.get(index))
+        again = partial(_prepared_again, definition)
         members.append(Reusable(definition.name, entry.has_output, entry.claims, again))
     return members
 
 
-def cached_entries(
-    definitions: tuple[ToolDefinition, ...], diagnostics: Iterable[Diagnostic], cache: ToolCache
-) -> tuple[list[Entry], dict[int, SchemaInput], list[Diagnostic]] | None:
-    """Every definition's cache entry (compiled and built alone on a miss), the normalized
-    inputs of the misses by index, and the load, uniqueness and per-tool problems; None when
-    a definition has no key."""
-    from .cache import Entry
-
+def gathered_problems(
+    definitions: Sequence[ToolDefinition],
+    diagnostics: Iterable[Diagnostic],
+    entries: Sequence[Entry],
+) -> list[Diagnostic]:
+    """The load diagnostics, the uniqueness problems and each entry's own problems, placed
+    at its definition: what `compile_definitions` reports before building."""
     problems = list(diagnostics)
     problems.extend(check_unique_names(definitions))
-    entries: list[Entry] = []
-    fresh: dict[int, SchemaInput] = {}
-    for index, definition in enumerate(definitions):
+    for definition, entry in zip(definitions, entries, strict=True):
+        problems.extend(entry.located_problems(definition))
+    return problems
+
+
+def cached_entries(
+    definitions: tuple[ToolDefinition, ...],
+    cache: ToolCache,
+    languages: Sequence[str] = (),
+    jobs: int | None = 1,
+) -> list[Entry] | None:
+    """Every definition's cache entry; the misses compiled and built alone (in shares
+    across processes, `jobs` as `shares.share_count` takes it), with their chunks for
+    `languages`, and added to the cache. None when a definition has no key."""
+    keys = []
+    for definition in definitions:
         key = cache.key(definition)
         if key is None:
             return None
-        entry = cache.get(key)
+        keys.append(key)
+    found = [cache.get(key) for key in keys]
+    missing: dict[str, int] = {}  # a key first missed at index (a definition given twice)
+    for index, entry in enumerate(found):
         if entry is None:
-            schema_input, found = _prepare(definition)
-            prebuilt = None if has_errors(found) else build_tool_alone(schema_input)
-            entry = Entry.of(definition, found, prebuilt)
+            missing.setdefault(keys[index], index)
+    made: dict[str, Entry] = {}
+    if missing:
+        built = tool_entries([definitions[i] for i in missing.values()], languages, True, jobs)
+        for key, entry in zip(missing, built, strict=True):
             cache.put(key, entry)
-            fresh[index] = schema_input
+            made[key] = entry
+    return [made[key] if entry is None else entry for entry, key in zip(found, keys, strict=True)]
+
+
+def tool_entries(
+    definitions: Sequence[ToolDefinition],
+    languages: Sequence[str],
+    keep_ir: bool,
+    jobs: int | None,
+) -> list[Entry]:
+    """Each definition validated, normalized and built alone, with its chunk of text for
+    each of `languages`: in shares across processes when `shares.share_count` allows more
+    than one (`jobs`: None for every usable core). Without `keep_ir` an entry holds only
+    its text, which is all an assembled SDK needs and much cheaper to send back."""
+    from .shares import map_in_shares, share_count
+
+    work = partial(_entries_of, languages=tuple(languages), keep_ir=keep_ir)
+    return map_in_shares(work, definitions, share_count(len(definitions), jobs))
+
+
+def _entries_of(
+    definitions: Sequence[ToolDefinition], languages: tuple[str, ...], keep_ir: bool
+) -> list[Entry]:
+    from .cache import Entry
+    from .render.targets import target
+
+    chunkers = [(language, target(language).chunk) for language in languages]
+    # Stage by stage over the whole share, as the one-go pipeline runs: each stage's code
+    # stays hot, which is a fifth faster than taking every tool through all stages.
+    prepared = [_prepare(definition) for definition in definitions]
+    prebuilts = [
+        None if has_errors(found) else build_tool_alone(schema_input)
+        for schema_input, found in prepared
+    ]
+    entries = []
+    for definition, (_, found), prebuilt in zip(definitions, prepared, prebuilts, strict=True):
+        entry = Entry.of(definition, found, prebuilt)
+        if prebuilt is not None and chunkers:
+            entry.chunks.update((language, chunk(prebuilt.tool)) for language, chunk in chunkers)
+            if not keep_ir:
+                entry = entry.text_only()
         entries.append(entry)
-        problems.extend(entry.located_problems(definition))
-    return entries, fresh, problems
+    return entries
 
 
-def _prepared_again(definition: ToolDefinition, known: SchemaInput | None) -> SchemaInput:
-    return known if known is not None else _prepare(definition)[0]
+def _prepared_again(definition: ToolDefinition) -> SchemaInput:
+    return _prepare(definition)[0]
 
 
 def _prepare(tool: ToolDefinition) -> tuple[SchemaInput, list[Diagnostic]]:
