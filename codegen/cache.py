@@ -115,7 +115,9 @@ class Entry:
     def text_only(self) -> Entry:
         """The entry without its IR: its problems, claims, warnings and chunks, all an
         assembled SDK needs of a tool it does not build again."""
-        return Entry(self.problems, self.claims, self.warnings, self.has_output, None, None, self.chunks)
+        return Entry(
+            self.problems, self.claims, self.warnings, self.has_output, None, None, self.chunks
+        )
 
     @property
     def built(self) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -42,11 +43,17 @@ def usable_cores() -> int:
 def share_count(items: int, jobs: int | None) -> int:
     """How many processes `items` items are split across: `jobs` when given, else as many
     as there are usable cores, but never so many that a share is smaller than
-    `MIN_ITEMS_PER_SHARE`, and one where `fork` does not exist."""
-    if not hasattr(os, "fork"):
+    `MIN_ITEMS_PER_SHARE`. One where `fork` does not exist, and in a process running
+    other threads, whose locks a forked child could inherit held."""
+    if not hasattr(os, "fork") or _other_threads():
         return 1
     wanted = usable_cores() if jobs is None else jobs
     return max(1, min(wanted, items // MIN_ITEMS_PER_SHARE if jobs is None else items))
+
+
+def _other_threads() -> bool:
+    threading = sys.modules.get("threading")  # never imported here: a CLI run has none
+    return threading is not None and threading.active_count() > 1
 
 
 def map_in_shares(
@@ -74,8 +81,7 @@ def map_in_shares(
             children.append(child)
         done.update(_take_blocks(work, items, blocks, queue))
         while children:
-            done.update(_collect(*children[-1]))
-            children.pop()
+            done.update(_collect(*children.pop()))
     finally:
         os.close(queue)
         for pid, fd in children:  # only when this process's own blocks raised
@@ -180,10 +186,14 @@ def _write_all(fd: int, payload: bytes) -> None:
 
 def _collect(pid: int, fd: int) -> dict[int, list[Any]]:
     """The child's results by block number; nothing when it did not deliver them (its
-    blocks are then worked here)."""
-    with os.fdopen(fd, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
+    blocks are then worked here). Takes over `fd`, and always reaps the child."""
+    try:
+        with os.fdopen(fd, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+    except BaseException:  # interrupted: the child is not left behind
+        _stop(pid)
+        raise
     if os.waitstatus_to_exitcode(status) != 0:
         return {}
     try:
@@ -195,12 +205,13 @@ def _collect(pid: int, fd: int) -> dict[int, list[Any]]:
 
 def _abandon(pid: int, fd: int) -> None:
     """Stop and reap a child whose results are no longer wanted."""
+    os.close(fd)
+    _stop(pid)
+
+
+def _stop(pid: int) -> None:
     import signal
 
-    try:
-        os.close(fd)
-    except OSError:  # already closed by the reader
-        pass
     try:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)

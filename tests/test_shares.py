@@ -1,0 +1,324 @@
+"""Work in shares across forked processes (`codegen.shares`) and the SDK built that way
+(`incremental.render_in_shares`, `codegen sdk --jobs`): results in order, a failed child
+costs time and never output, no child is left behind, and the SDK is the same bytes and
+diagnostics for any split."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from codegen import shares
+from codegen.cache import ToolCache
+from codegen.incremental import render_cached, render_in_shares
+from codegen.load import load_sources, load_value
+from codegen.pipeline import compile_definitions
+from codegen.render.python import render_python_sdk
+from codegen.render.typescript import render_typescript_sdk
+from conftest import CORPUS, CORPUS_FILES, GOLDEN_CASES, SCHEMAS
+from sdk_checks import run_cli
+from robustness_strategies import catalogs
+from test_cache import COLLIDING
+
+LANGUAGES = ["python", "typescript"]
+PATIENCE = 120.0
+"""Seconds a test waits for a child to show up: generous, since a busy machine may start it
+late; only a broken fork would ever use it all."""
+
+
+def doubled(items: Sequence[int]) -> list[int]:
+    return [2 * item for item in items]
+
+
+def in_child(action: Callable[[], Any]) -> Callable[[Sequence[int]], list[int]]:
+    """`doubled`, except that in a forked child `action` runs first (it may raise, exit or
+    return a result to send instead)."""
+    parent = os.getpid()
+
+    def work(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            replaced = action()
+            if replaced is not None:
+                return replaced  # type: ignore[no-any-return]
+        return doubled(items)
+
+    return work
+
+
+def both_working(
+    work: Callable[[Sequence[int]], list[int]],
+) -> tuple[Callable[[Sequence[int]], list[int]], Callable[[], int]]:
+    """`work` wrapped so that this process takes no block until a child has taken one,
+    which proves the split happened whatever the machine's load; and a function giving the
+    pid of that child."""
+    parent = os.getpid()
+    read_end, write_end = os.pipe()
+    child_pid: list[int] = []
+
+    def wrapped(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            os.write(write_end, os.getpid().to_bytes(4, "little"))
+        elif not child_pid:
+            ready = _wait_readable(read_end)
+            assert ready, "no child took a block"
+            child_pid.append(int.from_bytes(os.read(read_end, 4), "little"))
+        return work(items)
+
+    return wrapped, lambda: child_pid[0]
+
+
+def _wait_readable(fd: int) -> bool:
+    import select
+
+    readable, _, _ = select.select([fd], [], [], PATIENCE)
+    return bool(readable)
+
+
+# --- map_in_shares ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 7, 100, 1_000])
+@pytest.mark.parametrize("share_total", [1, 2, 3, 4])
+def test_results_come_back_in_item_order(count: int, share_total: int) -> None:
+    items = list(range(count))
+    assert shares.map_in_shares(doubled, items, share_total) == doubled(items)
+
+
+def test_a_child_really_works_a_share() -> None:
+    work, child = both_working(lambda items: [os.getpid() for _ in items])
+    result = shares.map_in_shares(work, list(range(400)), 2)
+    pids = sorted(set(result))
+    assert pids == sorted({os.getpid(), child()})
+    assert len(result) == 400
+
+
+def _raise() -> None:
+    raise RuntimeError("the child fails")
+
+
+def _exit_badly() -> None:
+    os._exit(7)
+
+
+def _killed() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _unpicklable() -> list[Any]:
+    return [lambda: None] * 1_000
+
+
+def _too_few() -> list[int]:
+    return []
+
+
+@pytest.mark.parametrize(
+    "failure", [_raise, _exit_badly, _killed, _unpicklable, _too_few], ids=lambda f: f.__name__
+)
+def test_the_blocks_of_a_failed_child_are_worked_here(failure: Callable[[], Any]) -> None:
+    items = list(range(500))
+    work, _ = both_working(in_child(failure))
+    assert shares.map_in_shares(work, items, 3) == doubled(items)
+
+
+def test_without_fork_everything_is_worked_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_fork() -> int:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    items = list(range(300))
+    assert shares.map_in_shares(doubled, items, 4) == doubled(items)
+
+
+def test_an_error_here_stops_and_reaps_the_children() -> None:
+    parent = os.getpid()
+
+    def fail_here(items: Sequence[int]) -> list[int]:
+        if os.getpid() == parent:
+            raise ValueError("this process fails")
+        signal.pause()  # a child that would never end on its own
+        return doubled(items)
+
+    work, child = both_working(fail_here)
+    with pytest.raises(ValueError, match="this process fails"):
+        shares.map_in_shares(work, list(range(200)), 2)
+    with pytest.raises(ChildProcessError):  # killed and reaped: not even a zombie
+        os.waitpid(child(), os.WNOHANG)
+
+
+def test_a_process_with_other_threads_never_forks() -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert shares.share_count(10_000, None) == 1
+        assert shares.share_count(10_000, 4) == 1
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_share_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shares, "usable_cores", lambda: 4)
+    per_share = shares.MIN_ITEMS_PER_SHARE
+    assert shares.share_count(per_share - 1, None) == 1  # too small to be worth a fork
+    assert shares.share_count(2 * per_share, None) == 2
+    assert shares.share_count(100 * per_share, None) == 4  # no more than the cores
+    assert shares.share_count(5, 3) == 3  # asked for: as many as asked
+    assert shares.share_count(2, 8) == 2  # never more than the items
+    assert shares.share_count(100 * per_share, 1) == 1
+    monkeypatch.setattr(shares, "usable_cores", lambda: 1)
+    assert shares.share_count(100 * per_share, None) == 1
+
+
+def test_blocks_cover_the_items_once_in_order() -> None:
+    for count in (1, 2, 15, 16, 17, 1_000, 100_000):
+        for share_total in (2, 3, 8, 64):
+            blocks = shares._blocks(count, share_total)
+            assert len(blocks) <= 255
+            assert blocks[0][0] == 0 and blocks[-1][1] == count
+            assert all(a[1] == b[0] for a, b in zip(blocks, blocks[1:], strict=False))
+            assert all(stop > start for start, stop in blocks)
+
+
+# --- the SDK in shares ------------------------------------------------------------------
+
+
+def _one_go(path_or_definitions: Any, diagnostics: Any = ()) -> tuple[Any, Any]:
+    compiled = compile_definitions(path_or_definitions, diagnostics)
+    if compiled.catalog is None:
+        return None, compiled.diagnostics
+    texts = {
+        "python": render_python_sdk(compiled.catalog),
+        "typescript": render_typescript_sdk(compiled.catalog),
+    }
+    return texts, compiled.diagnostics
+
+
+@pytest.mark.parametrize(
+    "path",
+    [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES,
+    ids=lambda p: p.stem,
+)
+def test_the_sdk_in_shares_equals_the_one_go_sdk(path: Path) -> None:
+    loaded = load_sources([str(path)])
+    texts, diagnostics = _one_go(loaded.tools, loaded.diagnostics)
+    for jobs in (2, 3):
+        rendered = render_in_shares(loaded.tools, loaded.diagnostics, LANGUAGES, jobs)
+        assert rendered.texts == texts
+        assert rendered.diagnostics == diagnostics
+
+
+def test_a_whole_corpus_in_shares_equals_the_one_go_sdk() -> None:
+    loaded = load_sources([str(CORPUS)], namespace=True)
+    assert len(loaded.tools) > 2 * shares.MIN_ITEMS_PER_SHARE
+    texts, diagnostics = _one_go(loaded.tools, loaded.diagnostics)
+    assert texts is not None
+    rendered = render_in_shares(loaded.tools, loaded.diagnostics, LANGUAGES, None)
+    assert rendered.texts == texts
+    assert rendered.diagnostics == diagnostics
+
+
+def test_tools_whose_names_collide_are_built_again_as_one_go_builds_them() -> None:
+    loaded = load_value(COLLIDING, "tools.json")
+    texts, diagnostics = _one_go(loaded.tools)
+    for jobs in (2, 5):
+        rendered = render_in_shares(loaded.tools, (), LANGUAGES, jobs)
+        assert rendered.texts == texts
+        assert rendered.diagnostics == diagnostics
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(catalogs(max_tools=8))
+def test_hostile_catalogs_in_shares_equal_the_one_go_sdk(value: Any) -> None:
+    loaded = load_value(value, "tools.json")
+    expected = _one_go(loaded.tools, loaded.diagnostics)
+    rendered = render_in_shares(loaded.tools, loaded.diagnostics, LANGUAGES, 3)
+    assert (rendered.texts, rendered.diagnostics) == expected
+
+
+def test_a_cold_cache_fills_in_shares_and_serves_the_same_bytes(tmp_path: Path) -> None:
+    loaded = load_sources([str(CORPUS)], namespace=True)
+    texts, _ = _one_go(loaded.tools, loaded.diagnostics)
+    cold = ToolCache(tmp_path)
+    first = render_cached(loaded.tools, loaded.diagnostics, cold, LANGUAGES, jobs=2)
+    assert first.texts == texts and cold.misses == len(loaded.tools)
+    cold.save()
+    warm = ToolCache(tmp_path)
+    second = render_cached(loaded.tools, loaded.diagnostics, warm, LANGUAGES, jobs=2)
+    assert second.texts == texts and warm.hits == len(loaded.tools)
+
+
+# --- the command line ---------------------------------------------------------------------
+
+
+def run(*argv: str) -> tuple[int, bytes, str]:
+    return run_cli(list(argv))
+
+
+def _write_catalog(tmp_path: Path, count: int, broken: bool = False) -> Path:
+    tools = [
+        {
+            "name": f"tool_{i}",
+            "description": f"Tool number {i}.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"q": {"type": "string", "maxLength": i + 1}},
+                "required": ["q"],
+            },
+        }
+        for i in range(count)
+    ]
+    if broken:
+        tools[count // 2]["inputSchema"] = {"type": "object", "properties": {"q": {"type": 5}}}
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": tools}))
+    return path
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_sdk_jobs_gives_the_same_output_and_status(tmp_path: Path, broken: bool) -> None:
+    path = str(_write_catalog(tmp_path, 40, broken))
+    for language in LANGUAGES:
+        one = run("sdk", path, "--lang", language, "--jobs", "1")
+        assert one[0] == (1 if broken else 0)
+        for jobs in ("2", "4"):
+            assert run("sdk", path, "--lang", language, "--jobs", jobs) == one
+
+
+def test_a_large_catalog_is_split_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(_write_catalog(tmp_path, 3 * shares.MIN_ITEMS_PER_SHARE))
+    expected = run("sdk", path, "--lang", "python", "--jobs", "1")
+    forks: list[int] = []
+    real_fork = shares._fork
+
+    def counted(*args: Any) -> Any:
+        forks.append(1)
+        return real_fork(*args)
+
+    monkeypatch.setattr(shares, "usable_cores", lambda: 2)
+    monkeypatch.setattr(shares, "_fork", counted)
+    assert run("sdk", path, "--lang", "python") == expected
+    assert forks == [1]
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5"])
+def test_sdk_jobs_must_be_a_positive_number(tmp_path: Path, value: str) -> None:
+    path = str(_write_catalog(tmp_path, 3))
+    status, out, err = run("sdk", path, "--lang", "python", "--jobs", value)
+    assert status == 2 and not out
+    assert "expected a positive number of processes" in err
