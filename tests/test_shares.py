@@ -5,6 +5,7 @@ diagnostics for any split."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from test_cache import COLLIDING
 
 from codegen import shares
 from codegen.cache import ToolCache
@@ -24,9 +26,8 @@ from codegen.pipeline import compile_definitions
 from codegen.render.python import render_python_sdk
 from codegen.render.typescript import render_typescript_sdk
 from conftest import CORPUS, CORPUS_FILES, GOLDEN_CASES, SCHEMAS
-from sdk_checks import run_cli
 from robustness_strategies import catalogs
-from test_cache import COLLIDING
+from sdk_checks import run_cli
 
 LANGUAGES = ["python", "typescript"]
 PATIENCE = 120.0
@@ -185,7 +186,7 @@ def test_blocks_cover_the_items_once_in_order() -> None:
             blocks = shares._blocks(count, share_total)
             assert len(blocks) <= 255
             assert blocks[0][0] == 0 and blocks[-1][1] == count
-            assert all(a[1] == b[0] for a, b in zip(blocks, blocks[1:], strict=False))
+            assert all(a[1] == b[0] for a, b in itertools.pairwise(blocks))
             assert all(stop > start for start, stop in blocks)
 
 
