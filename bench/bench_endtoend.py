@@ -15,7 +15,10 @@ every round, interleaved so all of them see the same machine state:
   compiled as a wheel install leaves it; its wall time minus the floor (`python -c pass`, the
   same interpreter) is the command's own time. Every stage is included: reading, strict
   decoding, meta-schema validation, normalization, the IR, rendering and the atomic write.
-- the stages: the same command under `cli_stages.py`, which times each stage in the child;
+- ours in one process: the same command with `--jobs 1` (by default a catalog this size is
+  split across one process per usable core, `codegen.shares`; CPU time is of all of them).
+- the stages: the same command with `--jobs 1` under `cli_stages.py`, which times each
+  stage in the child;
   the table shows each stage's CPU seconds and share of that instrumented run (CPU time,
   because on a shared machine it moves far less than wall time; the run with the least CPU
   in all is kept).
@@ -191,6 +194,13 @@ def dcg_seconds(schemas: list[Any]) -> tuple[float, float]:
     return time.perf_counter() - start, time.process_time() - start_cpu
 
 
+ONE_PROCESS = "ours --jobs 1"
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def environment(tree: Path) -> dict[str, str]:
     """The child's environment: `tree`'s package first on the path (and not the working
     directory's: `PYTHONSAFEPATH`), bytecode not written (it is compiled beforehand, as a
@@ -238,6 +248,8 @@ def stage_times(
             sys.executable,
             str(ROOT / "bench" / "cli_stages.py"),
             *sdk_command(subject, language, output),
+            "--jobs",
+            "1",
         ],
         cwd=ROOT,
         env=env,
@@ -282,6 +294,9 @@ def measure(
                 output = scratch / f"{label}-{language}.out"
                 command = [sys.executable, "-m", "codegen", *sdk_command(subject, language, output)]
                 keep(f"{label}:{language}", run(command, env, output))
+                if label == "ours":  # the same command in one process
+                    command += ["--jobs", "1"]
+                    keep(f"{ONE_PROCESS}:{language}", run(command, env, output))
         for language in LANGUAGES:
             output = scratch / f"stages-{language}.out"
             stages = stage_times(subject, language, output, floor_env)
@@ -317,7 +332,7 @@ def report(
     )
     print("| | Python | | TypeScript | |")
     print("| --- | ---: | ---: | ---: | ---: |")
-    print("| *stage (in the child)* | *CPU s* | *share* | *CPU s* | *share* |")
+    print("| *stage (in the child, `--jobs 1`)* | *CPU s* | *share* | *CPU s* | *share* |")
     for key, label in STAGE_LABELS.items():
         if key == "startup":
             continue
@@ -329,9 +344,12 @@ def report(
     instrumented = " | ".join(f"{sum(stages[lang].values()):.3f} | 100%" for lang in LANGUAGES)
     print(f"| all stages | {instrumented} |")
     print("| *whole command, process start subtracted* | *wall s* | *CPU s* | *wall s* | *CPU s* |")
-    for label in labels:
+    for label in [labels[0], ONE_PROCESS, *labels[1:]]:
         these_wall, these_cpu = ours(label), ours(label, " cpu")
-        name = "ours" if label == "ours" else f"{label} tree (ours / it: "
+        name = {
+            "ours": f"ours ({usable_cores()} usable cores)",
+            ONE_PROCESS: "ours in one process, `--jobs 1` (ours / it: ",
+        }.get(label, f"{label} tree (ours / it: ")
         if label != "ours":
             name += ", ".join(
                 f"{wall[lang] / these_wall[lang]:.2f}x / {cpu[lang] / these_cpu[lang]:.2f}x"
