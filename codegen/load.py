@@ -11,10 +11,10 @@ when two files arrive at the same one.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
 from . import fastjson, jsontext, namespaces
@@ -54,39 +54,56 @@ class Document:
         return self.prefix.name if self.prefix is not None else None
 
 
-def expand_sources(sources: Sequence[str]) -> list[tuple[str, Path | None]]:
-    """(display name, path) for every file the sources name; stdin has no path."""
-    files: list[tuple[str, Path | None]] = []
+def expand_sources(sources: Sequence[str]) -> list[tuple[str, str | None]]:
+    """(display name, file path) for every file the sources name; stdin has no path.
+    (`os.path`, not `pathlib`: importing `pathlib` costs a cold run more than all of this.)"""
+    files: list[tuple[str, str | None]] = []
     for source in sources:
         if source == STDIN:
             files.append(("<stdin>", None))
             continue
-        path = Path(source)
-        if path.is_dir():
-            found = sorted(
-                (p.relative_to(path).as_posix(), p)
-                for p in path.rglob("*")
-                if p.suffix.lower() in SUFFIXES
-                and p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
+        if os.path.isdir(source):
             base = source.rstrip("/\\") or source
-            files.extend((f"{base}/{relative}", p) for relative, p in found)
-        elif path.is_file():
-            files.append((source, path))
-        elif path.exists():
+            files.extend((f"{base}/{relative}", path) for relative, path in _listed(source))
+        elif os.path.isfile(source):
+            files.append((source, source))
+        elif os.path.exists(source):
             raise UsageError(f"{source}: not a regular file or directory")
         else:
             raise UsageError(f"{source}: no such file or directory")
     return files
 
 
-def _read(display: str, path: Path | None, stdin: BinaryIO | None) -> bytes:
+def _listed(directory: str) -> list[tuple[str, str]]:
+    """(relative path with `/`, path) of every file with a listed suffix under `directory`,
+    hidden files and folders skipped, symbolic links to folders not followed, sorted."""
+    found = []
+    for folder, subfolders, names in os.walk(directory):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+        for name in names:
+            if name.startswith(".") or _suffix(name) not in SUFFIXES:
+                continue
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                relative = os.path.relpath(path, directory).replace(os.sep, "/")
+                found.append((relative, path))
+    found.sort()
+    return found
+
+
+def _suffix(name: str) -> str:
+    """The name's last suffix, lower-cased, as `PurePath.suffix` has it."""
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+
+
+def _read(display: str, path: str | None, stdin: BinaryIO | None) -> bytes:
     try:
         if path is None:
             stream = stdin if stdin is not None else sys.stdin.buffer
             return stream.read()
-        return path.read_bytes()
+        with open(path, "rb") as file:
+            return file.read()
     except OSError as exc:
         raise UsageError(f"{display}: cannot read: {exc.strerror or exc}") from None
 
@@ -97,8 +114,10 @@ def decode_document(
     """Decode one file's bytes by its name: YAML by suffix, JSON Lines by suffix or when a
     `.json` file holds one value per line (as BFCL's do), JSON otherwise. `file_name` is
     "" for stdin, which is JSON (or JSON Lines) and has no stem to namespace by."""
-    path = PurePosixPath(file_name)
-    stem, suffix = path.stem or None, path.suffix.lower() or ".json"
+    name = file_name.rpartition("/")[2]
+    suffix = _suffix(name)
+    stem = (name[: -len(suffix)] if suffix else name) or None
+    suffix = suffix or ".json"
     if suffix not in (".yaml", ".yml", ".jsonl"):
         # A clean document never needs its text: `jiter` checks the UTF-8 itself.
         value = fastjson.try_loads("", jsontext.without_bom(data))
@@ -184,7 +203,7 @@ def load_sources(
         files.extend(found_files)
     for display, path in files:
         found, problems = decode_document(
-            display, path.name if path else "", _read(display, path, stdin)
+            display, os.path.basename(path) if path else "", _read(display, path, stdin)
         )
         documents.extend(found)
         diagnostics.extend(problems)

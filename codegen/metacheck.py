@@ -15,7 +15,9 @@ the golden cases and random schemas.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -61,22 +63,76 @@ def meta_documents() -> dict[str, Any]:
     """The official meta-schemas by URI, read from the files `jsonschema` depends on
     (`jsonschema_specifications`) without importing it: importing its registry costs more
     start-up time than the whole compiled check saves."""
-    import importlib.util
     import json
-    from pathlib import Path
+
+    documents: dict[str, Any] = {}
+    for location in _specification_folders():
+        for folder, subfolders, names in os.walk(location):
+            subfolders.sort()
+            for name in sorted(names):
+                if name.startswith("."):
+                    continue
+                with open(os.path.join(folder, name), encoding="utf-8") as file:
+                    contents = json.load(file)
+                uri = _document_id(contents)
+                if uri is not None:
+                    documents[uri] = contents
+    return documents
+
+
+def _specification_folders() -> list[str]:
+    """The `schemas` folders of the `jsonschema_specifications` package, found on
+    `sys.path` as the import system would find a regular package; `importlib.util` (a few
+    milliseconds to import) only when it is elsewhere (a zip, a custom finder)."""
+    for entry in sys.path:
+        folder = os.path.join(entry or ".", "jsonschema_specifications", "schemas")
+        if os.path.isfile(os.path.join(folder, os.pardir, "__init__.py")) and os.path.isdir(folder):
+            return [folder]
+    import importlib.util
 
     spec = importlib.util.find_spec("jsonschema_specifications")
-    documents: dict[str, Any] = {}
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        for path in sorted(Path(location, "schemas").rglob("*")):
-            if path.is_file() and not path.name.startswith("."):
-                contents = json.loads(path.read_text(encoding="utf-8"))
-                uri = (
-                    contents.get("$id", contents.get("id")) if isinstance(contents, dict) else None
-                )
-                if isinstance(uri, str):
-                    documents[uri.rstrip("#")] = contents
-    return documents
+    locations = (spec.submodule_search_locations or []) if spec else []
+    return [os.path.join(location, "schemas") for location in locations]
+
+
+def _document_id(contents: Any) -> str | None:
+    uri = contents.get("$id", contents.get("id")) if isinstance(contents, dict) else None
+    return uri.rstrip("#") if isinstance(uri, str) else None
+
+
+_DRAFT_FOLDERS = re.compile(
+    r"https?://json-schema\.org/(?:draft-0(\d)/schema|draft/(\d{4})-(\d\d)/(schema|meta/[a-z-]+))"
+)
+"""A meta-schema URI and where `jsonschema_specifications` keeps its document:
+`draft-07/schema` in `draft7/metaschema.json`, `draft/2020-12/schema` in
+`draft202012/metaschema.json`, `draft/2020-12/meta/core` in `draft202012/vocabularies/core`."""
+
+
+@cache
+def meta_document(uri: str) -> Any:
+    """The meta-schema document `uri` names: only its own file is read when the package
+    keeps it where its URI says (a cold run reads one to nine files, not all twenty); any
+    other URI, or a file whose `$id` is not `uri`, falls back to reading them all."""
+    import json
+
+    found = _DRAFT_FOLDERS.fullmatch(uri)
+    if found is not None:
+        old_draft, year, month, name = found.groups()
+        if old_draft is not None:
+            relative = os.path.join(f"draft{old_draft}", "metaschema.json")
+        elif name == "schema":
+            relative = os.path.join(f"draft{year}{month}", "metaschema.json")
+        else:
+            relative = os.path.join(f"draft{year}{month}", "vocabularies", name[len("meta/") :])
+        for folder in _specification_folders():
+            try:
+                with open(os.path.join(folder, relative), encoding="utf-8") as file:
+                    contents = json.load(file)
+            except (OSError, ValueError):
+                continue
+            if _document_id(contents) == uri:
+                return contents
+    return meta_documents()[uri]
 
 
 class Unsupported(Exception):
@@ -307,10 +363,43 @@ def _object_check(
     return members
 
 
+_PLAIN_RELATIVE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*(?:#.+)?")
+"""A relative reference that is a plain path (`meta/core`, as the 2019-09 and 2020-12
+meta-schemas refer to their vocabularies): no scheme, query, leading `/` or `.` segment."""
+
+
+def _joined(base: str, ref: str) -> str:
+    """`urljoin(base, ref)`, without importing `urllib.parse` for the references the
+    meta-schemas hold: within the document (`#...`), or a plain relative path against an
+    `http(s)` base with a path."""
+    document = base.partition("#")[0]
+    web = document.startswith(("http://", "https://"))
+    if ref.startswith("#") and web:
+        return document + ref if ref != "#" else document
+    slash = document.rfind("/")
+    path = ref.partition("#")[0]
+    if (
+        web
+        and _PLAIN_RELATIVE.fullmatch(ref)
+        and not {".", "..", ""} & set(path.split("/"))
+        and slash > document.index("//") + 1
+        and "?" not in document
+    ):
+        return document[: slash + 1] + ref
+    from urllib.parse import urljoin
+
+    return urljoin(base, ref)
+
+
+def _resolved(base: str, ref: str) -> tuple[str, str]:
+    """The document URI and fragment `ref` names, relative to `base`."""
+    uri, _, fragment = _joined(base, ref).partition("#")
+    return uri or base, fragment
+
+
 class _Compiler:
     def __init__(self, draft: str) -> None:
         self.draft = draft
-        self.documents = meta_documents()
         self.root_uri = META_URIS[draft]
         self.compiled: dict[tuple[str, str], Check] = {}
         self.pending: dict[tuple[str, str], list[Check]] = {}
@@ -320,17 +409,13 @@ class _Compiler:
         """Checks that only test for one of some strings (`enum`), and those strings."""
 
     def document(self, uri: str) -> Any:
-        return self.documents[uri.rstrip("#")]
+        return meta_document(uri.rstrip("#"))
 
     def reference(self, base: str, ref: str) -> Check:
         """A check for `$ref` resolved against `base`, compiled on first use. Only a
         reference met again while its own target compiles (refs recurse) goes through a
         deferred call; every other one is the target's check itself."""
-        from urllib.parse import urldefrag, urljoin
-
-        target = urljoin(base, ref)
-        uri, fragment = urldefrag(target)
-        uri = uri or base
+        uri, fragment = _resolved(base, ref)
         key = (uri, fragment)
         found = self.compiled.get(key)
         if found is not None:
@@ -394,13 +479,11 @@ class _Compiler:
         """`allOf`: the arms that only declare `properties` (the 2019-09 and 2020-12
         vocabularies) are merged into the node's own property table and types, so each
         schema node is walked once instead of once per vocabulary."""
-        from urllib.parse import urljoin
-
         rest: list[Check] = []
         for arm in arms:
             target, target_base = arm, base
             if isinstance(arm, dict) and set(arm) == {"$ref"}:
-                target_base = urljoin(base, arm["$ref"]).rstrip("#")
+                target_base = _joined(base, arm["$ref"]).rstrip("#")
                 target = self.document(target_base) if "#" not in arm["$ref"] else None
             keys = set(target) - _IGNORED if isinstance(target, dict) else {"?"}
             if (

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import builtins
 import keyword
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import cache
-from pathlib import Path
 
 from .runmemo import per_run
 
@@ -174,7 +174,8 @@ _TS_KEYWORDS = frozenset(
 def _ts_globals() -> frozenset[str]:
     # A plain file beside this module (the wheel installs the package unzipped), read
     # without `importlib.resources`, whose imports cost more than the read.
-    text = Path(__file__).with_name("reserved_ts.txt").read_text("utf-8")
+    with open(os.path.join(os.path.dirname(__file__), "reserved_ts.txt"), encoding="utf-8") as file:
+        text = file.read()
     return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
 
 

@@ -16,7 +16,6 @@ of one process, never a different output.
 from __future__ import annotations
 
 import os
-import pickle
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -168,6 +167,8 @@ def _fork(
     if pid == 0:  # the child: never returns into the caller
         status = 1
         try:
+            import pickle
+
             os.close(read_end)
             done = _take_blocks(work, items, blocks, queue)
             _write_all(write_end, pickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL))
@@ -196,6 +197,8 @@ def _collect(pid: int, fd: int) -> dict[int, list[Any]]:
         raise
     if os.waitstatus_to_exitcode(status) != 0:
         return {}
+    import pickle  # here, not at the top: a small catalog never forks
+
     try:
         done = pickle.loads(payload)
     except Exception:  # a torn payload

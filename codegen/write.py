@@ -7,10 +7,14 @@ not change is not touched, so timestamps and build caches stay valid.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def write_text(path: str | Path, text: str) -> bool:
@@ -20,30 +24,54 @@ def write_text(path: str | Path, text: str) -> bool:
 
 def write_bytes(path: str | Path, data: bytes) -> bool:
     """Write `data` to `path` atomically, creating its directory; returns False when the file
-    already held exactly these bytes (and was not touched). `UsageError` when it cannot."""
-    target = Path(path)
+    already held exactly these bytes (and was not touched). `UsageError` when it cannot.
+    (`os.path`, not `pathlib`, whose import costs a cold run more than the write.)"""
+    target = os.fspath(path)
     try:
-        if target.is_file() and target.read_bytes() == data:
+        if _holds(target, data):
             return False
-        directory = target.parent if str(target.parent) else Path(".")
-        directory.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = _temporary(directory, target.name)
+        directory = os.path.dirname(target) or "."
+        os.makedirs(directory, exist_ok=True)
+        descriptor, temporary = _temporary(directory, os.path.basename(target))
         try:
             with os.fdopen(descriptor, "wb") as stream:
                 stream.write(data)
-            if target.exists():
-                os.chmod(temporary, target.stat().st_mode & 0o7777)
-            else:
+            try:
+                mode = os.stat(target).st_mode & 0o7777
+            except FileNotFoundError:
                 umask = os.umask(0)
                 os.umask(umask)
-                os.chmod(temporary, 0o666 & ~umask)
+                mode = 0o666 & ~umask
+            os.chmod(temporary, mode)
             os.replace(temporary, target)
         except BaseException:
-            Path(temporary).unlink(missing_ok=True)
+            _unlink(temporary)
             raise
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
     return True
+
+
+def _holds(target: str, data: bytes) -> bool:
+    """Whether `target` is a regular file holding exactly `data` (its size is compared
+    first, so a changed file of another length is never read)."""
+    try:
+        status = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not _is_regular(status.st_mode) or status.st_size != len(data):
+        return False
+    with open(target, "rb") as file:
+        return file.read() == data
+
+
+def _is_regular(mode: int) -> bool:
+    return mode & 0o170000 == 0o100000  # stat.S_ISREG, without importing `stat`
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 _TEMPORARY_FLAGS = (
@@ -51,12 +79,12 @@ _TEMPORARY_FLAGS = (
 )
 
 
-def _temporary(directory: Path, name: str) -> tuple[int, str]:
+def _temporary(directory: str, name: str) -> tuple[int, str]:
     """A new file `.<name>.<random>.tmp` in `directory`, open for writing, readable by its
     owner only (`tempfile.mkstemp`'s guarantees, without importing `tempfile`, which brings
     `shutil` and `random` to every cold run)."""
     for _ in range(100):
-        candidate = str(directory / f".{name}.{os.urandom(6).hex()}.tmp")
+        candidate = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(candidate, _TEMPORARY_FLAGS, 0o600), candidate
         except FileExistsError:
@@ -67,6 +95,6 @@ def _temporary(directory: Path, name: str) -> tuple[int, str]:
 def remove_file(path: str | Path) -> None:
     """Delete `path` if it exists; `UsageError` when it cannot."""
     try:
-        Path(path).unlink(missing_ok=True)
+        _unlink(os.fspath(path))
     except OSError as exc:
         raise UsageError(f"{path}: cannot remove: {exc.strerror or exc}") from None

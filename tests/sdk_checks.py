@@ -155,9 +155,7 @@ def spelled_as_map(named: ir.ObjectType) -> bool:
     return any(item.key == "" for item in named.fields)
 
 
-def ir_literal_strings(
-    catalog: ir.Catalog, extras: bool = True, python: bool = False
-) -> set[str]:
+def ir_literal_strings(catalog: ir.Catalog, extras: bool = True, python: bool = False) -> set[str]:
     """Every string an enum or const contributes to a type anywhere in the catalog (also in
     the types of undeclared keys unless `extras` is false: a TypedDict cannot spell them)."""
     nodes: list[ir.TypeNode] = []

@@ -160,7 +160,7 @@ class _Text(html.parser.HTMLParser):
 def test_html_escapes_every_value_exactly_once() -> None:
     """The template autoescapes: markup in any tool text stays text, and nothing is escaped
     twice (a hand-escaped value would read back as `&lt;` on the page)."""
-    hostile = '<b class="x">Tom\'s & Jerry\'s</b> </script><script>alert(1)</script>'
+    hostile = "<b class=\"x\">Tom's & Jerry's</b> </script><script>alert(1)</script>"
     compiled = compile_value(
         {
             "name": "probe",

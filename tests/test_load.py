@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from codegen import load as load_module
 from codegen.errors import UsageError
 from codegen.load import expand_sources, load_sources, load_value
 from conftest import CORPUS, FIXTURES, SCHEMAS
@@ -208,10 +209,11 @@ def test_missing_and_unreadable_sources_are_usage_errors(
     locked = tmp_path / "locked.json"
     locked.write_text("[]")
 
-    def refuse(self: Path) -> bytes:
+    def refuse(*args: object, **kwargs: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    # Permissions cannot refuse root, so the module's `open` refuses instead.
+    monkeypatch.setattr(load_module, "open", refuse, raising=False)
     with pytest.raises(UsageError, match=r"locked\.json: cannot read: Permission denied"):
         load_sources([str(locked)])
 

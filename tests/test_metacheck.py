@@ -152,3 +152,65 @@ def test_agrees_with_jsonschema_on_random_values(draft: str, schema: Any) -> Non
 def test_unknown_draft_has_no_fast_path(tmp_path: Path) -> None:
     assert metacheck.compiled_check("draft-03") is None
     assert metacheck.is_valid("draft-03", {}) is None
+
+
+# --- reading the meta-schemas without `pathlib` or `urllib` -------------------------------
+
+
+def test_each_meta_schema_read_alone_is_the_one_the_full_scan_finds() -> None:
+    every = metacheck.meta_documents()
+    assert len(every) >= 20  # four old drafts, and 2019-09 and 2020-12 with vocabularies
+    for uri, document in every.items():
+        assert metacheck.meta_document(uri) == document, uri
+
+
+def test_a_uri_outside_the_layout_falls_back_to_the_full_scan() -> None:
+    with pytest.raises(KeyError):
+        metacheck.meta_document("https://json-schema.org/draft/2020-12/meta/nothing")
+    with pytest.raises(KeyError):
+        metacheck.meta_document("https://example.com/schema")
+
+
+_URL_PARTS = st.sampled_from(
+    ["a", "meta", "core", "..", ".", "", "x.y", "-z", "_q", "?k=v", "#", "#/a/b", "#frag", ":"]
+)
+
+
+@settings(max_examples=2_000, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "https://json-schema.org/draft/2020-12/schema",
+            "http://json-schema.org/draft-07/schema#",
+            "https://json-schema.org/draft/2019-09/meta/core",
+            "https://json-schema.org",
+            "https://json-schema.org/",
+            "http://host/a/b?q=1",
+            "http://host/a#frag",
+            "urn:example:x",
+            "file:///tmp/x/y",
+            "",
+        ]
+    ),
+    st.lists(_URL_PARTS, max_size=5).map("/".join),
+)
+def test_references_join_exactly_as_urljoin_joins_them(base: str, ref: str) -> None:
+    from urllib.parse import urljoin
+
+    assert metacheck._joined(base, ref) == urljoin(base, ref)
+
+
+@pytest.mark.parametrize("draft", ["draft-07", "2020-12"])
+def test_compiling_a_meta_schema_imports_neither_pathlib_nor_urllib(draft: str) -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from codegen import metacheck; "
+        f"assert metacheck.compiled_check({draft!r}) is not None; "
+        "print(sorted(m for m in ('pathlib', 'urllib.parse') if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

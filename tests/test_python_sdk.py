@@ -220,7 +220,7 @@ def test_an_empty_property_name_passes_pyright(tmp_path: Path) -> None:
     )
     assert mypy.returncode == 0, mypy.stdout
     text = (tmp_path / "empty_key.py").read_text(encoding="utf-8")
-    assert 'TArgs: TypeAlias = dict[str, Any]' in text and '#   "": str, optional' in text
+    assert "TArgs: TypeAlias = dict[str, Any]" in text and '#   "": str, optional' in text
     check_python(text, catalog)
 
 

@@ -8,20 +8,33 @@ laid out without importing Jinja; the others (the catalogs) go through it.
 
 from __future__ import annotations
 
+import os
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import layout
 
-PACKAGE_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+PACKAGE_TEMPLATES = os.path.join(_PACKAGE, "templates")
 """Where the wheel puts `templates/` (hatch force-include)."""
-SOURCE_TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+SOURCE_TEMPLATES = os.path.join(os.path.dirname(_PACKAGE), "templates")
 """`templates/` at the top of a source checkout."""
 
 
+@cache
+def _templates_path() -> str:
+    """(`os.path`, not `pathlib`: the SDK path reads templates on a cold run, and importing
+    `pathlib` would cost it more than that.)"""
+    return PACKAGE_TEMPLATES if os.path.isdir(PACKAGE_TEMPLATES) else SOURCE_TEMPLATES
+
+
 def templates_dir() -> Path:
-    return PACKAGE_TEMPLATES if PACKAGE_TEMPLATES.is_dir() else SOURCE_TEMPLATES
+    from pathlib import Path
+
+    return Path(_templates_path())
 
 
 @cache
@@ -29,7 +42,7 @@ def environment() -> Any:
     import jinja2
 
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinja2.FileSystemLoader(_templates_path()),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -54,7 +67,8 @@ def _layout(name: str) -> tuple[layout.Node, ...] | None:
 
 
 def _source(name: str) -> str:
-    return (templates_dir() / name).read_text(encoding="utf-8")
+    with open(os.path.join(_templates_path(), name), encoding="utf-8") as file:
+        return file.read()
 
 
 def render(name: str, **context: Any) -> str:
