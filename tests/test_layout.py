@@ -127,7 +127,7 @@ def templates(draw: st.DrawFn, depth: int = 2, in_loop: bool = False) -> str:
     source=templates(),
     x=TEXT,
     y=TEXT,
-    xs=st.lists(TEXT, max_size=3),
+    xs=st.lists(TEXT, max_size=5),
     flag=st.booleans(),
 )
 def test_generated_templates_render_as_jinja_does(

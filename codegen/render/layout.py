@@ -172,6 +172,12 @@ def _render(
             out.append(str(_lookup(scope, node.name)))
         elif isinstance(node, For):
             items = list(_lookup(scope, node.items))
+            if not items:
+                continue
+            joined = _joined_loop(node, items, scope)
+            if joined is not None:
+                out.append(joined)
+                continue
             inner = dict(scope)
             last = len(items) - 1
             for position, item in enumerate(items):
@@ -185,6 +191,74 @@ def _render(
             else:
                 value = bool(_lookup(scope, node.test))
             _render(node.then if value != node.negate else node.otherwise, scope, loop, out)
+
+
+def _joined_loop(node: For, items: list[Any], scope: Mapping[str, Any]) -> str | None:
+    """A loop whose body is text, names and `if`s on `loop.first`, `loop.last` or outer
+    names, with the loop's own name once (the SDK's declarations and members), as a few
+    joins instead of a walk of the body per item; None for any other body. Only the
+    shapes the items need are worked out, so a name is looked up only where the walk
+    would look it up."""
+    count = len(items)
+    if count == 1:
+        only = _loop_shape(node, scope, True, True)
+        return None if only is None else only[0] + str(items[0]) + only[1]
+    first = _loop_shape(node, scope, True, False)
+    last = _loop_shape(node, scope, False, True)
+    middle = _loop_shape(node, scope, False, False) if count > 2 else ("", "")
+    if first is None or last is None or middle is None:
+        return None
+    head, tail = middle
+    inner = head + (tail + head).join(map(str, items[1:-1])) + tail if count > 2 else ""
+    return first[0] + str(items[0]) + first[1] + inner + last[0] + str(items[-1]) + last[1]
+
+
+def _loop_shape(
+    node: For, scope: Mapping[str, Any], first: bool, last: bool
+) -> tuple[str, str] | None:
+    """The text before and after the item for an item at this place, or None when the
+    body is not text around the item."""
+    before: list[str] = []
+    after: list[str] = []
+    current = [before]
+    if not _shape(node.body, node.target, scope, (first, last), [before, after], current):
+        return None
+    if current[0] is before:
+        return None  # the item not at all
+    return "".join(before), "".join(after)
+
+
+def _shape(
+    nodes: Sequence[Node],
+    target: str,
+    scope: Mapping[str, Any],
+    loop: tuple[bool, bool],
+    sides: list[list[str]],
+    current: list[list[str]],
+) -> bool:
+    for child in nodes:
+        if isinstance(child, Text):
+            current[0].append(child.text)
+        elif isinstance(child, Var):
+            if child.name != target:
+                current[0].append(str(_lookup(scope, child.name)))
+            elif current[0] is sides[0]:
+                current[0] = sides[1]
+            else:
+                return False  # the item twice
+        elif isinstance(child, If):
+            if child.test == "loop.first" or child.test == "loop.last":
+                value = loop[0] if child.test == "loop.first" else loop[1]
+            elif child.test == target:
+                return False
+            else:
+                value = bool(_lookup(scope, child.test))
+            branch = child.then if value != child.negate else child.otherwise
+            if not _shape(branch, target, scope, loop, sides, current):
+                return False
+        else:
+            return False
+    return True
 
 
 def _lookup(scope: Mapping[str, Any], name: str) -> Any:
