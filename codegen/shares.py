@@ -4,8 +4,9 @@ Compiling and laying out one tool does not depend on any other tool (`build_ir.
 build_tool_alone`, the renderers' chunks), so a command can spread a catalog's tools over
 several processes and put the results back in order. The children are forks of the
 command: they start in a few milliseconds with everything imported and every definition
-loaded, take blocks of tools from a shared queue until it is empty, and send back only
-their results, pickled, through a pipe.
+loaded, take blocks of tools from a shared queue until it is empty, and write each block's
+results, pickled, to an anonymous file as soon as it is done; the parent reads them once
+its own blocks are done and the children have ended.
 
 Results never depend on the split. Blocks a child took but did not deliver, whatever the
 reason (an exception, a signal, a result that does not pickle), are worked in this
@@ -71,43 +72,48 @@ def map_in_shares(
     except OSError:  # no pipe to share the blocks through: work them here
         return work(items)
     children: list[tuple[int, int]] = []
-    done: dict[int, list[R]] = {}
+    done: dict[int, Any] = {}
     try:
         for _ in range(shares - 1):
             child = _fork(work, items, blocks, queue)
             if child is None:
                 break
             children.append(child)
-        done.update(_take_blocks(work, items, blocks, queue))
+        _take_blocks(work, items, blocks, queue, done.__setitem__)
         while children:
             done.update(_collect(*children.pop()))
     finally:
         os.close(queue)
-        for pid, fd in children:  # only when this process's own blocks raised
-            _abandon(pid, fd)
+        for pid, results_file in children:  # only when this process's own blocks raised
+            _stop(pid)
+            os.close(results_file)
     merged: list[R] = []
     for number, (start, stop) in enumerate(blocks):
         results = done.get(number)
-        if results is None or len(results) != stop - start:  # a child did not deliver it
-            results = work(items[start:stop])
+        if not isinstance(results, list) or len(results) != stop - start:
+            results = work(items[start:stop])  # a child took it and did not deliver it
         merged.extend(results)
     return merged
 
 
-BLOCKS_PER_SHARE = 24
-"""Blocks per process: enough for an uneven split to even out, few enough that each block
-is long stretches of one stage's code (the pipeline runs stage by stage over a block)."""
+SMALLEST_BLOCK = 8
+"""Items in the last, smallest blocks."""
 
 
 def _blocks(count: int, shares: int) -> list[tuple[int, int]]:
-    """Consecutive `(start, stop)` ranges covering `count` items, at most 255 of them
-    (a block is named by one byte in the queue)."""
-    number = max(1, min(255, shares * BLOCKS_PER_SHARE, count))
-    size, extra = divmod(count, number)
-    ranges = []
+    """Consecutive `(start, stop)` ranges covering `count` items, largest first: each
+    takes a share of what is left (guided scheduling), so the first blocks are long runs of
+    one stage's code (the pipeline runs stage by stage over a block) and the last ones are
+    small, so the processes finish close together. At most 255 (a block is one byte in the
+    queue)."""
+    ranges: list[tuple[int, int]] = []
     start = 0
-    for index in range(number):
-        stop = start + size + (index < extra)
+    while start < count:
+        left = count - start
+        size = max(SMALLEST_BLOCK, count // 128, left // (3 * shares))
+        if len(ranges) == 254:
+            size = left
+        stop = min(count, start + size)
         ranges.append((start, stop))
         start = stop
     return ranges
@@ -131,19 +137,24 @@ def _take_blocks(
     items: Sequence[T],
     blocks: list[tuple[int, int]],
     queue: int,
-) -> dict[int, list[R]]:
-    """The results of every block this process takes from the queue, by block number."""
-    done: dict[int, list[R]] = {}
+    deliver: Callable[[int, list[R]], Any],
+) -> None:
+    """Work every block this process takes from the queue, handing each block's number
+    and results to `deliver`."""
     while True:
         try:
             taken = os.read(queue, 1)
         except BlockingIOError:
-            return done
+            return
         if not taken:
-            return done
+            return
         number = taken[0]
         start, stop = blocks[number]
-        done[number] = work(items[start:stop])
+        deliver(number, work(items[start:stop]))
+
+
+_FRAME_HEADER = 8
+"""Bytes of the length before each pickled `(block number, results)` in a results file."""
 
 
 def _fork(
@@ -152,31 +163,45 @@ def _fork(
     blocks: list[tuple[int, int]],
     queue: int,
 ) -> tuple[int, int] | None:
-    """A child taking blocks from the queue; its pid and the read end of its result pipe.
-    None when no child can be made (out of processes or memory): this process works on."""
+    """A child taking blocks from the queue; its pid and its results file. None when no
+    child can be made (no file, out of processes or memory): this process works on."""
     try:
-        read_end, write_end = os.pipe()
+        results_file = _anonymous_file()
     except OSError:
         return None
     try:
         pid = os.fork()
     except OSError:
-        os.close(read_end)
-        os.close(write_end)
+        os.close(results_file)
         return None
     if pid == 0:  # the child: never returns into the caller
         status = 1
         try:
             import pickle
 
-            os.close(read_end)
-            done = _take_blocks(work, items, blocks, queue)
-            _write_all(write_end, pickle.dumps(done, protocol=pickle.HIGHEST_PROTOCOL))
+            def send(number: int, results: list[R]) -> None:
+                frame = pickle.dumps((number, results), protocol=pickle.HIGHEST_PROTOCOL)
+                _write_all(results_file, len(frame).to_bytes(_FRAME_HEADER, "little") + frame)
+
+            _take_blocks(work, items, blocks, queue, send)
             status = 0
         finally:
             os._exit(status)
-    os.close(write_end)
-    return pid, read_end
+    return pid, results_file
+
+
+def _anonymous_file() -> int:
+    """A file with no name, for a child's results: a child writing to it never waits on
+    its reader, as it would on a full pipe. In memory where the system has `memfd_create`
+    (Linux), else an unlinked temporary file."""
+    create = getattr(os, "memfd_create", None)
+    if create is not None:
+        descriptor: int = create("codegen-shares", getattr(os, "MFD_CLOEXEC", 0))
+        return descriptor
+    import tempfile
+
+    with tempfile.TemporaryFile() as file:
+        return os.dup(file.fileno())
 
 
 def _write_all(fd: int, payload: bytes) -> None:
@@ -185,34 +210,42 @@ def _write_all(fd: int, payload: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _collect(pid: int, fd: int) -> dict[int, list[Any]]:
-    """The child's results by block number; nothing when it did not deliver them (its
-    blocks are then worked here). Takes over `fd`, and always reaps the child."""
+def _collect(pid: int, results_file: int) -> dict[int, Any]:
+    """The blocks the child wrote whole, by number (a failed child's earlier blocks
+    count); reaps the child and closes its file."""
+    reaped = False
     try:
-        with os.fdopen(fd, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
+        os.waitpid(pid, 0)
+        reaped = True
+        size = os.fstat(results_file).st_size
+        data = os.pread(results_file, size, 0) if size else b""
     except BaseException:  # interrupted: the child is not left behind
-        _stop(pid)
+        if not reaped:  # (a reaped child's pid may already be another process's)
+            _stop(pid)
         raise
-    if os.waitstatus_to_exitcode(status) != 0:
-        return {}
+    finally:
+        os.close(results_file)
     import pickle  # here, not at the top: a small catalog never forks
 
-    try:
-        done = pickle.loads(payload)
-    except Exception:  # a torn payload
-        return {}
-    return done if isinstance(done, dict) else {}
-
-
-def _abandon(pid: int, fd: int) -> None:
-    """Stop and reap a child whose results are no longer wanted."""
-    os.close(fd)
-    _stop(pid)
+    done: dict[int, Any] = {}
+    view = memoryview(data)
+    position = 0
+    while position + _FRAME_HEADER <= len(data):
+        start = position + _FRAME_HEADER
+        end = start + int.from_bytes(view[position:start], "little")
+        if end > len(data):
+            break  # the child died writing this frame
+        try:
+            number, results = pickle.loads(view[start:end])
+        except Exception:
+            break
+        done[number] = results
+        position = end
+    return done
 
 
 def _stop(pid: int) -> None:
+    """Kill and reap a child whose results are no longer wanted."""
     import signal
 
     try:

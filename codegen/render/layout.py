@@ -174,9 +174,9 @@ def _render(
             items = list(_lookup(scope, node.items))
             if not items:
                 continue
-            joined = _joined_loop(node, items, scope)
-            if joined is not None:
-                out.append(joined)
+            pieces = _loop_pieces(node, items, scope)
+            if pieces is not None:
+                out.extend(pieces)
                 continue
             inner = dict(scope)
             last = len(items) - 1
@@ -193,24 +193,26 @@ def _render(
             _render(node.then if value != node.negate else node.otherwise, scope, loop, out)
 
 
-def _joined_loop(node: For, items: list[Any], scope: Mapping[str, Any]) -> str | None:
+def _loop_pieces(node: For, items: list[Any], scope: Mapping[str, Any]) -> list[str] | None:
     """A loop whose body is text, names and `if`s on `loop.first`, `loop.last` or outer
-    names, with the loop's own name once (the SDK's declarations and members), as a few
-    joins instead of a walk of the body per item; None for any other body. Only the
-    shapes the items need are worked out, so a name is looked up only where the walk
-    would look it up."""
+    names, with the loop's own name once (the SDK's declarations and members): its pieces,
+    laid out by slicing instead of a walk of the body per item; None for any other body.
+    Only the shapes the items need are worked out, so a name is looked up only where the
+    walk would look it up."""
     count = len(items)
     if count == 1:
         only = _loop_shape(node, scope, True, True)
-        return None if only is None else only[0] + str(items[0]) + only[1]
+        return None if only is None else [only[0], str(items[0]), only[1]]
     first = _loop_shape(node, scope, True, False)
     last = _loop_shape(node, scope, False, True)
     middle = _loop_shape(node, scope, False, False) if count > 2 else ("", "")
     if first is None or last is None or middle is None:
         return None
-    head, tail = middle
-    inner = head + (tail + head).join(map(str, items[1:-1])) + tail if count > 2 else ""
-    return first[0] + str(items[0]) + first[1] + inner + last[0] + str(items[-1]) + last[1]
+    pieces = [""] * (3 * count)
+    pieces[0::3] = [first[0], *[middle[0]] * (count - 2), last[0]]
+    pieces[1::3] = map(str, items)
+    pieces[2::3] = [first[1], *[middle[1]] * (count - 2), last[1]]
+    return pieces
 
 
 def _loop_shape(
