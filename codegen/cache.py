@@ -23,22 +23,26 @@ ignored.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import pickle
 import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import cache
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import ir
 from .build_ir import Prebuilt
 from .errors import Diagnostic, UsageError
 from .model import ToolDefinition
 from .write import remove_file, write_bytes
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# `hashlib`, `pickle` and `pathlib` are imported where they are used: `Entry` carries a
+# catalog's text between the processes of `codegen sdk` (`shares`), a path that needs none
+# of them, and together they cost it about ten milliseconds of start-up.
 
 T = TypeVar("T")
 
@@ -55,6 +59,9 @@ DEFAULT_CAPACITY = 50_000
 def code_fingerprint() -> str:
     """A hash of the toolkit's Python sources and templates: output can only change when
     one of them does."""
+    import hashlib
+    from pathlib import Path
+
     from .render.env import templates_dir
 
     digest = hashlib.sha256()
@@ -133,6 +140,8 @@ class Entry:
         """The tool's IR, unpickled on first use."""
         if self._tool is None:
             assert self._blob is not None, "an entry with errors has no tool"
+            import pickle
+
             self._tool = pickle.loads(self._blob)
         return self._tool
 
@@ -144,6 +153,8 @@ class Entry:
 
     def __reduce__(self) -> Any:
         if self._blob is None and self._tool is not None:
+            import pickle
+
             self._blob = pickle.dumps(self._tool, protocol=pickle.HIGHEST_PROTOCOL)
         fields = (self.problems, self.claims, self.warnings, self.has_output, None, self._blob)
         return (Entry, (*fields, self.chunks))
@@ -177,6 +188,8 @@ class ToolCache:
     def __init__(
         self, directory: str | os.PathLike[str] | None = None, capacity: int = DEFAULT_CAPACITY
     ) -> None:
+        from pathlib import Path
+
         self.directory = Path(directory) if directory is not None else None
         self.capacity = capacity
         self._slots: dict[str, _Slot] = {}
@@ -208,6 +221,9 @@ class ToolCache:
             _relative(definition.input_pointer, definition.pointer),
             _relative(definition.output_pointer, definition.pointer),
         ]
+        import hashlib
+        import pickle
+
         try:
             # Pickled, not JSON: twice as fast, and exact about types (`1`, `1.0` and `True`
             # differ). Equal bytes always mean equal definitions; key order is kept, since
@@ -285,6 +301,8 @@ class ToolCache:
         folder = self._shards()
         if folder is None or not folder.is_dir():
             return
+        import pickle
+
         fingerprint = code_fingerprint()
         for path in sorted(folder.glob("*.pickle")):
             try:
@@ -313,6 +331,8 @@ class ToolCache:
         for key, slot in self._slots.items():
             if key[:2] in grouped:
                 grouped[key[:2]][key] = (slot.entry, slot.used)
+        import pickle
+
         fingerprint = code_fingerprint()
         for shard, stored in sorted(grouped.items()):
             path = folder / f"{shard}.pickle"

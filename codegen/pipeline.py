@@ -206,10 +206,15 @@ def tool_entries(
     each of `languages`: in shares across processes when `shares.share_count` allows more
     than one (`jobs`: None for every usable core). Without `keep_ir` an entry holds only
     its text, which is all an assembled SDK needs and much cheaper to send back."""
+    from .render.targets import preload
     from .shares import map_in_shares, share_count
 
+    shares = share_count(len(definitions), jobs)
+    if shares > 1:
+        for language in languages:
+            preload(language)  # imported once, before the fork, not in every process
     work = partial(_entries_of, languages=tuple(languages), keep_ir=keep_ir)
-    return map_in_shares(work, definitions, share_count(len(definitions), jobs))
+    return map_in_shares(work, definitions, shares)
 
 
 def _entries_of(

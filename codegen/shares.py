@@ -66,6 +66,8 @@ def map_in_shares(
     return one result per item it is given, and its results must pickle."""
     if shares <= 1 or len(items) < 2:
         return work(items)
+    import pickle  # noqa: F401  (here, once for every process: a small catalog never forks)
+
     blocks = _blocks(len(items), shares)
     try:
         queue = _block_queue(len(blocks))
@@ -225,7 +227,7 @@ def _collect(pid: int, results_file: int) -> dict[int, Any]:
         raise
     finally:
         os.close(results_file)
-    import pickle  # here, not at the top: a small catalog never forks
+    import pickle
 
     done: dict[int, Any] = {}
     view = memoryview(data)

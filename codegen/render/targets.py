@@ -48,8 +48,13 @@ class _Deferred:
         self._name = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+    def load(self) -> Callable[..., Any]:
+        """The function, its module imported if it was not yet."""
         module = sys.modules.get(self._module) or import_module(self._module)
-        return getattr(module, self._name)(*args, **kwargs)
+        function: Callable[..., Any] = getattr(module, self._name)
+        return function
 
     def __repr__(self) -> str:
         return f"{self._module}.{self._name}"
@@ -140,6 +145,15 @@ TARGETS: Mapping[str, Target] = MappingProxyType(
 
 TARGET_NAMES = tuple(TARGETS)
 """The target languages, in output order: `python`, `typescript`."""
+
+
+def preload(name: str) -> None:
+    """Import the modules a target's chunks and SDK come from now: a process about to
+    fork workers imports them once for all of them."""
+    found = target(name)
+    for function in (found.chunk, found.assemble):
+        if isinstance(function, _Deferred):
+            function.load()
 
 
 def target(name: object) -> Target:
