@@ -11,9 +11,10 @@ Each catalog (`catalogs.py`: BFCL's 1,998 distinct function docs, ToolUniverse's
 configs) is written once as one file in its own format (`bench/.cache/endtoend/`). Then, in
 every round, interleaved so all of them see the same machine state:
 
-- ours: `codegen sdk FILE --lang python|typescript -o OUT` as a fresh process, bytecode
-  compiled as a wheel install leaves it; its wall time minus the floor (`python -c pass`, the
-  same interpreter) is the command's own time. Every stage is included: reading, strict
+- ours: `codegen sdk FILE --lang python|typescript -o OUT` as a fresh process running what
+  the installed `codegen` script runs, bytecode compiled as a wheel install leaves it; its
+  wall time minus the floor (`python -c pass`, the same interpreter) is the command's own
+  time. Every stage is included: reading, strict
   decoding, meta-schema validation, normalization, the IR, rendering and the atomic write.
 - ours in one process: the same command with `--jobs 1` (by default a catalog this size is
   split across one process per usable core, `codegen.shares`; CPU time is of all of them).
@@ -195,6 +196,8 @@ def dcg_seconds(schemas: list[Any]) -> tuple[float, float]:
 
 
 ONE_PROCESS = "ours --jobs 1"
+CONSOLE_SCRIPT = "import sys; from codegen.cli import main; sys.exit(main())"
+"""What the installed `codegen` script runs (`python -m codegen` would add `runpy`)."""
 
 
 def usable_cores() -> int:
@@ -292,7 +295,12 @@ def measure(
             env = environment(tree)
             for language in LANGUAGES:
                 output = scratch / f"{label}-{language}.out"
-                command = [sys.executable, "-m", "codegen", *sdk_command(subject, language, output)]
+                command = [
+                    sys.executable,
+                    "-c",
+                    CONSOLE_SCRIPT,
+                    *sdk_command(subject, language, output),
+                ]
                 keep(f"{label}:{language}", run(command, env, output))
                 if label == "ours":  # the same command in one process
                     command += ["--jobs", "1"]
