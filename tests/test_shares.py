@@ -352,3 +352,73 @@ def test_sdk_jobs_must_be_a_positive_number(tmp_path: Path, value: str) -> None:
     status, out, err = run("sdk", path, "--lang", "python", "--jobs", value)
     assert status == 2 and not out
     assert "expected a positive number of processes" in err
+
+
+def _children_of(pid: int) -> list[int]:
+    """Live processes whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as file:
+                    fields = file.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs /proc to see the workers")
+def test_an_interrupted_run_leaves_no_worker_and_no_file(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    tools = [
+        {
+            "name": f"tool_{i}",
+            "description": "A tool. " * 20,
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    f"p{k}": {"type": "string", "description": f"Field {k}.", "maxLength": k + 1}
+                    for k in range(30)
+                },
+            },
+        }
+        for i in range(3_000)
+    ]
+    source = tmp_path / "tools.json"
+    source.write_text(json.dumps({"tools": tools}))
+    output = tmp_path / "sdk.py"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "codegen",
+            "sdk",
+            str(source),
+            "--lang",
+            "python",
+            "--jobs",
+            "2",
+            "-o",
+            str(output),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + PATIENCE
+    workers: list[int] = []
+    while not workers and process.poll() is None and time.monotonic() < deadline:
+        workers = _children_of(process.pid)
+        time.sleep(0.002)
+    assert workers, "the run ended before it forked a worker"
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=PATIENCE)
+    assert process.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not output.exists()
+    for worker in workers:  # reaped: gone, not even a zombie
+        assert not os.path.exists(f"/proc/{worker}"), worker
