@@ -379,7 +379,10 @@ class NameAllocator:
         self.claims: list[tuple[str, str]] = []
 
     def claim(self, base: str) -> str:
-        base = cap(nfkc(base))
+        return self._claim(cap(nfkc(base)))
+
+    def _claim(self, base: str) -> str:
+        """`claim` of a base already normalized and capped."""
         name = base
         if name in self._taken or name in self._reserved:
             number = self._next.get(base, 2)
@@ -396,8 +399,8 @@ class NameAllocator:
         the name it got when recorded, False (and nothing claimed) otherwise."""
         counters = {base: self._next.get(base) for base, _ in claims}
         start = len(self.claims)
-        for base, expected in claims:
-            if self.claim(base) != expected:
+        for base, expected in claims:  # recorded bases are normalized and capped already
+            if self._claim(base) != expected:
                 for _, name in self.claims[start:]:
                     self._taken.discard(name)
                 del self.claims[start:]

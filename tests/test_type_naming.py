@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen import ir
+from codegen import ir, names
 from codegen.names import STEM_SEPARATOR, TAG_SEPARATOR, plain_stem, tool_stems
 from codegen.pipeline import compile_value
 
@@ -172,3 +172,19 @@ def test_long_names_equal_in_their_first_code_points_are_told_apart() -> None:
     stems = tool_stems([base + "one", base + "two"])
     assert len(set(stems.values())) == 2
     assert all(len(stem) <= 58 for stem in stems.values())
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(st.text(max_size=120))
+def test_a_recorded_base_is_already_normalized_so_replay_claims_it_as_is(text: str) -> None:
+    """`NameAllocator.replay` claims recorded bases without normalizing them again; that is
+    only right because normalizing and capping a base that is both already changes
+    nothing (a prefix of an NFKC string is NFKC)."""
+    base = names.cap(names.nfkc(text))
+    assert names.cap(names.nfkc(base)) == base
+    recorded = names.NameAllocator(frozenset())
+    recorded.claim(text)
+    recorded.claim(text)
+    replayed = names.NameAllocator(frozenset())
+    assert replayed.replay(recorded.claims)
+    assert replayed.claims == recorded.claims
