@@ -16,6 +16,7 @@ of one process, never a different output.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -30,14 +31,34 @@ about a tenth of a millisecond; a fork of a loaded catalog, a few milliseconds).
 
 
 def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one)."""
+    """The cores this process may run on: its CPU affinity where the system has one, and
+    no more than its control group's CPU quota (a container given two CPUs of a 64-core
+    machine sees all 64)."""
+    cores = os.cpu_count() or 1
     affinity = getattr(os, "sched_getaffinity", None)
     if affinity is not None:
-        try:
-            return max(1, len(affinity(0)))
-        except OSError:  # pragma: no cover - a kernel without affinity
-            pass
-    return os.cpu_count() or 1
+        with contextlib.suppress(OSError):  # a kernel without affinity
+            cores = len(affinity(0))
+    quota = cgroup_cpu_quota()
+    return max(1, min(cores, quota) if quota is not None else cores)
+
+
+CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"
+"""Where cgroup v2 keeps the quota of the group a process runs in (its own group's file
+as a container sees it, or the root's, which has none)."""
+
+
+def cgroup_cpu_quota(path: str = CGROUP_CPU_MAX) -> int | None:
+    """Whole CPUs the control group may use (`cpu.max`: quota and period in
+    microseconds, rounded up), or None without a limit or a cgroup v2 file."""
+    try:
+        with open(path, encoding="ascii") as file:
+            quota, _, period = file.read().strip().partition(" ")
+        if quota == "max":
+            return None
+        return max(1, -(-int(quota) // int(period or "100000")))
+    except (OSError, ValueError):
+        return None
 
 
 def share_count(items: int, jobs: int | None) -> int:

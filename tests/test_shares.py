@@ -422,3 +422,31 @@ def test_an_interrupted_run_leaves_no_worker_and_no_file(tmp_path: Path) -> None
     assert not output.exists()
     for worker in workers:  # reaped: gone, not even a zombie
         assert not os.path.exists(f"/proc/{worker}"), worker
+
+
+@pytest.mark.parametrize(
+    ("contents", "cores"),
+    [
+        ("max 100000\n", None),
+        ("200000 100000\n", 2),
+        ("150000 100000\n", 2),  # one and a half CPUs: two processes
+        ("50000 100000\n", 1),
+        ("100000\n", 1),  # no period: the kernel's default, 100 ms
+        ("garbage\n", None),
+        ("", None),
+    ],
+)
+def test_the_cgroup_quota_bounds_the_cores(
+    tmp_path: Path, contents: str, cores: int | None
+) -> None:
+    path = tmp_path / "cpu.max"
+    path.write_text(contents)
+    assert shares.cgroup_cpu_quota(str(path)) == cores
+    assert shares.cgroup_cpu_quota(str(tmp_path / "missing")) is None
+
+
+def test_usable_cores_never_exceed_the_quota(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shares, "cgroup_cpu_quota", lambda: 1)
+    assert shares.usable_cores() == 1
+    monkeypatch.setattr(shares, "cgroup_cpu_quota", lambda: None)
+    assert shares.usable_cores() >= 1
