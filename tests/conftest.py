@@ -35,6 +35,8 @@ def corpus_files() -> list[Path]:
 
 
 CORPUS_FILES = corpus_files()
+EVERY_FILE = [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES
+"""Every golden case and every corpus file: the inputs the whole-pipeline checks run on."""
 
 
 def corpus_id(path: Path) -> str:

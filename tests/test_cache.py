@@ -25,7 +25,7 @@ from codegen.pipeline import Compiled, compile_definitions
 from codegen.render.python import render_python_sdk
 from codegen.render.section import render_python_section, render_typescript_section
 from codegen.render.typescript import render_typescript_sdk
-from conftest import CORPUS_FILES, GOLDEN_CASES, SCHEMAS
+from conftest import EVERY_FILE, SCHEMAS
 
 
 def rendered(compiled: Compiled, memo: ToolCache | None = None) -> tuple[str, ...]:
@@ -50,7 +50,7 @@ def obj(**properties: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     "path",
-    [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES,
+    EVERY_FILE,
     ids=lambda p: p.stem,
 )
 def test_cached_equals_uncached_on_every_golden_case_and_corpus_file(path: Path) -> None:
@@ -347,7 +347,7 @@ def test_in_memory_definitions_keep_their_identity_free_keys() -> None:
 
 @pytest.mark.parametrize(
     "path",
-    [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES,
+    EVERY_FILE,
     ids=lambda p: p.stem,
 )
 def test_render_cached_equals_uncached(path: Path) -> None:

@@ -26,7 +26,7 @@ from codegen.codemode.transport import run_code_tool
 from codegen.pipeline import compile_sources
 from codegen.render.pysection import render_python_section_sdk as render_python_model_sdk
 from codegen.render.tssection import render_typescript_section_sdk
-from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS
+from conftest import EVERY_FILE, GOLDEN_CASES, ROOT, SCHEMAS
 from sdk_checks import check_python_model
 from tsc import check_declarations
 
@@ -222,7 +222,7 @@ def test_first_bytes_do_not_depend_on_the_tool_set(language: str) -> None:
 
 
 def test_python_sections_parse_and_match_the_sdk() -> None:
-    for path in [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES:
+    for path in EVERY_FILE:
         compiled = compile_sources([str(path)], require_tools=False)
         assert compiled.catalog is not None
         code = fenced_code(render_sdk_section(compiled.catalog, "python"), "python")
@@ -234,7 +234,7 @@ def test_python_sections_parse_and_match_the_sdk() -> None:
 @pytest.mark.slow
 def test_typescript_sections_pass_tsc(tmp_path: Path) -> None:
     files = {}
-    for path in [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES:
+    for path in EVERY_FILE:
         compiled = compile_sources([str(path)], require_tools=False)
         assert compiled.catalog is not None
         code = fenced_code(render_sdk_section(compiled.catalog, "typescript"), "ts")

@@ -24,7 +24,7 @@ from codegen.pipeline import compile_sources, compile_value
 from codegen.render.pysection import render_python_section_sdk as render_python_model_sdk
 from codegen.render.python import render_python_sdk
 from codegen.schema_spelling import json_schema_to_py
-from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
+from conftest import CORPUS_FILES, EVERY_FILE, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
 from sdk_checks import check_python, check_python_model, check_structure
 
 
@@ -36,7 +36,7 @@ def catalog_of(path: Path) -> ir.Catalog:
 
 
 def all_inputs() -> list[Path]:
-    return [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES
+    return EVERY_FILE
 
 
 def module_name(path: Path) -> str:

@@ -28,9 +28,9 @@ from codegen.load import load_sources
 from codegen.pipeline import compile_definitions, compile_sources
 from codegen.render import pysection, tssection
 from codegen.render.dittos import Dittos
-from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS
+from conftest import CORPUS_FILES, EVERY_FILE, ROOT, SCHEMAS
 
-INPUTS = [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES
+INPUTS = EVERY_FILE
 
 
 def _parts(catalog: ir.Catalog, language: str) -> tuple[str, list[list[str]]]:

@@ -25,7 +25,7 @@ from codegen.load import load_sources, load_value
 from codegen.pipeline import compile_definitions
 from codegen.render.python import render_python_sdk
 from codegen.render.typescript import render_typescript_sdk
-from conftest import CORPUS, CORPUS_FILES, GOLDEN_CASES, SCHEMAS
+from conftest import CORPUS, EVERY_FILE
 from robustness_strategies import catalogs
 from sdk_checks import run_cli
 
@@ -235,7 +235,7 @@ def _one_go(path_or_definitions: Any, diagnostics: Any = ()) -> tuple[Any, Any]:
 
 @pytest.mark.parametrize(
     "path",
-    [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES] + CORPUS_FILES,
+    EVERY_FILE,
     ids=lambda p: p.stem,
 )
 def test_the_sdk_in_shares_equals_the_one_go_sdk(path: Path) -> None:
