@@ -25,6 +25,7 @@ from typing import Any
 Check = Callable[[Any], bool]
 
 META_URIS = {
+    "draft-03": "http://json-schema.org/draft-03/schema",
     "draft-04": "http://json-schema.org/draft-04/schema",
     "draft-06": "http://json-schema.org/draft-06/schema",
     "draft-07": "http://json-schema.org/draft-07/schema",
@@ -198,7 +199,9 @@ def _is_number(value: Any) -> bool:
 
 
 def _type_check(name: str, draft: str) -> Callable[[Any], bool]:
-    legacy = draft == "draft-04"
+    legacy = draft in ("draft-03", "draft-04")  # `1.0` is not an integer
+    if name == "any" and draft == "draft-03":
+        return _always
     checks: dict[str, Callable[[Any], bool]] = {
         "object": lambda v: isinstance(v, dict),
         "array": lambda v: isinstance(v, list),
@@ -457,6 +460,9 @@ class _Compiler:
         """Add one keyword of a node to its parts."""
         if key == "type":
             names = tuple(value) if isinstance(value, list) else (value,)
+            if self.draft == "draft-03" and not all(isinstance(n, str) for n in names):
+                parts.rest.append(self.draft03_type(names, base))
+                return
             for name in names:
                 _type_check(name, self.draft)  # an unknown name is Unsupported
             parts.types.setdefault(names, None)
@@ -474,6 +480,23 @@ class _Compiler:
             check = self.keyword(key, value, node, base)
             if check is not None:
                 parts.rest.append(check)
+
+    def draft03_type(self, names: tuple[Any, ...], base: str) -> Check:
+        """Draft-03's `type` whose list holds schemas as well as names: a value matches
+        when it has one of the named types or is valid against one of the schemas."""
+        if not all(isinstance(n, str | dict) for n in names):
+            raise Unsupported("type")
+        simple = [_type_check(n, self.draft) for n in names if isinstance(n, str)]
+        schemas = [self.schema(n, base) for n in names if isinstance(n, dict)]
+        arms = simple + schemas
+
+        def typed(v: Any) -> bool:
+            for arm in arms:  # noqa: SIM110 - a loop is faster than any() over a generator
+                if arm(v):
+                    return True
+            return False
+
+        return typed
 
     def all_of(self, parts: _Parts, arms: list[Any], base: str) -> None:
         """`allOf`: the arms that only declare `properties` (the 2019-09 and 2020-12
@@ -564,7 +587,11 @@ class _Compiler:
             compiled = re.compile(value)
             return lambda v: not isinstance(v, str) or compiled.search(v) is not None
         if key == "dependencies":
-            needs = {k: list(d) for k, d in value.items() if isinstance(d, list)}
+            needs = {
+                k: [d] if isinstance(d, str) and self.draft == "draft-03" else list(d)
+                for k, d in value.items()
+                if isinstance(d, list) or (isinstance(d, str) and self.draft == "draft-03")
+            }
             if len(needs) != len(value):
                 raise Unsupported("schema dependencies")
             return lambda v: (

@@ -16,7 +16,7 @@ from codegen.recursion import deep_recursion
 from codegen.validate import _meta_validator
 from conftest import CORPUS, FIXTURES, SCHEMAS
 
-DRAFTS = ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"]
+DRAFTS = ["draft-03", "draft-04", "draft-06", "draft-07", "2019-09", "2020-12"]
 
 
 def jsonschema_says(draft: str, schema: Any) -> bool:
@@ -88,6 +88,35 @@ def test_agrees_on_known_problems(draft: str, schema: Any) -> None:
     assert metacheck.is_valid(draft, schema) == jsonschema_says(draft, schema)
 
 
+DRAFT_03 = [
+    ({"type": "any"}, True),
+    ({"type": ["string", {"type": "integer"}]}, True),  # a type list holding a schema
+    ({"type": ["string", {"type": 5}]}, False),  # ... which must be a valid schema
+    ({"type": [{"properties": {"a": {"minLength": -1}}}]}, False),
+    ({"type": "strng"}, True),  # any name: draft-03 left types open
+    ({"properties": {"a": {"required": True}}}, True),
+    ({"properties": {"a": {"required": "yes"}}}, False),
+    ({"exclusiveMinimum": True}, False),  # a string dependency: needs `minimum`
+    ({"exclusiveMinimum": True, "minimum": 1}, True),
+    ({"divisibleBy": 0}, False),  # minimum 0, exclusive
+    ({"divisibleBy": 0.5}, True),
+    ({"dependencies": {"a": "b"}}, True),
+    ({"dependencies": {"a": 5}}, False),
+    ({"dependencies": {"a": {"type": ["x", {"type": {}}]}}}, False),
+    ({"disallow": ["string", {"type": "integer"}]}, True),
+    ({"disallow": [{"type": 1}]}, False),
+    ({"extends": [{"type": "string"}, {"minItems": -1}]}, False),
+    ({"additionalProperties": {"type": "any"}, "additionalItems": False}, True),
+    ({"minItems": 1.0}, False),  # 1.0 is not an integer before draft-06
+]
+
+
+@pytest.mark.parametrize(("schema", "valid"), DRAFT_03, ids=[json.dumps(c[0]) for c in DRAFT_03])
+def test_draft03_type_unions_and_dependencies(schema: Any, valid: bool) -> None:
+    assert jsonschema_says("draft-03", schema) is valid  # the authority agrees with the case
+    assert metacheck.is_valid("draft-03", schema) is valid
+
+
 keywords = st.sampled_from(
     [
         "type",
@@ -150,8 +179,8 @@ def test_agrees_with_jsonschema_on_random_values(draft: str, schema: Any) -> Non
 
 
 def test_unknown_draft_has_no_fast_path(tmp_path: Path) -> None:
-    assert metacheck.compiled_check("draft-03") is None
-    assert metacheck.is_valid("draft-03", {}) is None
+    assert metacheck.compiled_check("draft-02") is None
+    assert metacheck.is_valid("draft-02", {}) is None
 
 
 # --- reading the meta-schemas without `pathlib` or `urllib` -------------------------------
