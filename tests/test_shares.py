@@ -159,6 +159,15 @@ def test_blocks_a_child_delivered_before_failing_are_kept() -> None:
     assert not_here in blocks
 
 
+def test_without_memfd_the_results_go_through_a_temporary_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delattr(os, "memfd_create", raising=False)  # as on macOS
+    work, _ = both_working(doubled)
+    items = list(range(500))
+    assert shares.map_in_shares(work, items, 2) == doubled(items)
+
+
 def test_without_fork_everything_is_worked_here(monkeypatch: pytest.MonkeyPatch) -> None:
     def no_fork() -> int:
         raise OSError("no more processes")
