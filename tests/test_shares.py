@@ -163,9 +163,18 @@ def test_without_memfd_the_results_go_through_a_temporary_file(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delattr(os, "memfd_create", raising=False)  # as on macOS
-    work, _ = both_working(doubled)
+    parent = os.getpid()
+    worked_here: list[int] = []
+
+    def recorded(items: Sequence[int]) -> list[int]:
+        if os.getpid() == parent:
+            worked_here.extend(items)
+        return doubled(items)
+
+    work, _ = both_working(recorded)
     items = list(range(500))
     assert shares.map_in_shares(work, items, 2) == doubled(items)
+    assert len(worked_here) < len(items)  # the child's blocks came back, not worked again
 
 
 def test_without_fork_everything_is_worked_here(monkeypatch: pytest.MonkeyPatch) -> None:
