@@ -224,8 +224,8 @@ def _entries_of(
     from .render.targets import target
 
     chunkers = [(language, target(language).chunk) for language in languages]
-    # Stage by stage over the whole share, as the one-go pipeline runs: each stage's code
-    # stays hot, which is a fifth faster than taking every tool through all stages.
+    # Stage by stage over the block, as the one-go pipeline runs over the catalog: each
+    # stage's code stays hot, a fifth cheaper than taking every tool through all stages.
     prepared = [_prepare(definition) for definition in definitions]
     prebuilts = [
         None if has_errors(found) else build_tool_alone(schema_input)
