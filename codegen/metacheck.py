@@ -198,6 +198,18 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _any_of(arms: list[Check]) -> Check:
+    """A check passed when one of `arms` passes."""
+
+    def any_of(v: Any) -> bool:
+        for arm in arms:  # noqa: SIM110 - a loop is faster than any() over a generator
+            if arm(v):
+                return True
+        return False
+
+    return any_of
+
+
 def _type_check(name: str, draft: str) -> Callable[[Any], bool]:
     legacy = draft in ("draft-03", "draft-04")  # `1.0` is not an integer
     if name == "any" and draft == "draft-03":
@@ -487,16 +499,7 @@ class _Compiler:
         if not all(isinstance(n, str | dict) for n in names):
             raise Unsupported("type")
         simple = [_type_check(n, self.draft) for n in names if isinstance(n, str)]
-        schemas = [self.schema(n, base) for n in names if isinstance(n, dict)]
-        arms = simple + schemas
-
-        def typed(v: Any) -> bool:
-            for arm in arms:  # noqa: SIM110 - a loop is faster than any() over a generator
-                if arm(v):
-                    return True
-            return False
-
-        return typed
+        return _any_of(simple + [self.schema(n, base) for n in names if isinstance(n, dict)])
 
     def all_of(self, parts: _Parts, arms: list[Any], base: str) -> None:
         """`allOf`: the arms that only declare `properties` (the 2019-09 and 2020-12
@@ -555,14 +558,7 @@ class _Compiler:
             if len(arms) == 2:  # the meta-schemas' usual shape (`type`, `items`)
                 first, second = arms
                 return lambda v: first(v) or second(v)
-
-            def any_of(v: Any) -> bool:
-                for arm in arms:  # noqa: SIM110 - a loop is faster than any() over a generator
-                    if arm(v):
-                        return True
-                return False
-
-            return any_of
+            return _any_of(arms)
         if key == "enum":
             options = list(value)
             if all(isinstance(option, str) for option in options):
