@@ -8,6 +8,7 @@ functions of their input, shared by the SDK's declarations and its `Tools` proto
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,6 +33,14 @@ PRAGMAS = (
 )
 """Comment prefixes some tool reads as an instruction; description text that starts with
 one is quoted so no checker or formatter obeys a schema."""
+
+_FORMATTER_DIRECTIVES = frozenset(
+    {"fmt: off", "fmt:off", "fmt: on", "fmt:on", "fmt: skip", "fmt:skip"}
+    | {"yapf: disable", "yapf: enable"}
+)
+"""What `black` obeys anywhere in a comment, not only at its start: as a piece between
+`# ` marks (`# text # fmt: skip`) or between `;` (`# text; fmt: skip`)."""
+_DIRECTIVE_WORDS = re.compile(r"fmt: ?(?:off|on|skip)|yapf: (?:disable|enable)")
 
 
 # --- strings ------------------------------------------------------------------------------
@@ -118,8 +127,20 @@ def comment_lines(lines: Iterable[str], indent: str) -> list[str]:
         text = line.rstrip()
         if text.lstrip().lower().startswith(PRAGMAS):
             text = "> " + text
+        if _formatter_directive(text):
+            text = _DIRECTIVE_WORDS.sub(lambda found: "> " + found.group(), text)
         result.append(f"{indent}# {text}" if text else f"{indent}#")
     return result
+
+
+def _formatter_directive(text: str) -> bool:
+    """Whether `black` would read the comment `# text` as a directive: the pieces it
+    compares are those after each `# ` and those between `;` of the whole comment."""
+    if "fmt:" not in text and "yapf:" not in text:
+        return False
+    line = "# " + text
+    pieces = line.split("# ")[1:] + line.strip("# ").split(";")
+    return any(piece.strip() in _FORMATTER_DIRECTIVES for piece in pieces)
 
 
 def _docstring_text(line: str) -> str:
