@@ -11,10 +11,13 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .errors import CodegenError, Diagnostic, UsageError
 from .render.targets import TARGET_NAMES
+
+if TYPE_CHECKING:
+    from .load import LoadResult
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -513,7 +516,7 @@ def _sdk(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _sdk_assembled(args: argparse.Namespace, loaded: Any) -> int:
+def _sdk_assembled(args: argparse.Namespace, loaded: LoadResult) -> int:
     """`sdk` from each tool's chunk of text: with `--cache DIR`, unchanged tools come from
     the cache as finished text; the others are worked in shares."""
     from . import incremental

@@ -81,19 +81,21 @@ def meta_documents() -> dict[str, Any]:
     return documents
 
 
-def _specification_folders() -> list[str]:
+@cache
+def _specification_folders() -> tuple[str, ...]:
     """The `schemas` folders of the `jsonschema_specifications` package, found on
     `sys.path` as the import system would find a regular package; `importlib.util` (a few
-    milliseconds to import) only when it is elsewhere (a zip, a custom finder)."""
+    milliseconds to import) only when it is elsewhere (a zip, a custom finder). Looked up
+    once per process, not once per meta-schema document."""
     for entry in sys.path:
         folder = os.path.join(entry or ".", "jsonschema_specifications", "schemas")
         if os.path.isfile(os.path.join(folder, os.pardir, "__init__.py")) and os.path.isdir(folder):
-            return [folder]
+            return (folder,)
     import importlib.util
 
     spec = importlib.util.find_spec("jsonschema_specifications")
     locations = (spec.submodule_search_locations or []) if spec else []
-    return [os.path.join(location, "schemas") for location in locations]
+    return tuple(os.path.join(location, "schemas") for location in locations)
 
 
 def _document_id(contents: Any) -> str | None:

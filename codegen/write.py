@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat  # already imported by `os`
 from typing import TYPE_CHECKING
 
 from .errors import UsageError
@@ -59,14 +60,10 @@ def _holds(target: str, data: bytes) -> bool:
         status = os.stat(target)
     except (FileNotFoundError, NotADirectoryError):
         return False
-    if not _is_regular(status.st_mode) or status.st_size != len(data):
+    if not stat.S_ISREG(status.st_mode) or status.st_size != len(data):
         return False
     with open(target, "rb") as file:
         return file.read() == data
-
-
-def _is_regular(mode: int) -> bool:
-    return mode & 0o170000 == 0o100000  # stat.S_ISREG, without importing `stat`
 
 
 def _unlink(path: str) -> None:
