@@ -36,13 +36,18 @@ class Diagnostic:
 def pointer_key(pointer: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key of a JSON pointer: array indexes compare as numbers (`/tools/2` before
     `/tools/10`), every other token as text."""
-    return tuple((1, int(t), "") if t.isdigit() else (2, 0, t) for t in pointer.split("/"))
+    return tuple((1, int(t), "") if _index(t) else (2, 0, t) for t in pointer.split("/"))
+
+
+def _index(token: str) -> bool:
+    """ASCII digits only: `str.isdigit` also accepts `¹` or `①`, which `int` refuses."""
+    return token.isascii() and token.isdigit()
 
 
 def source_key(source: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key of a source name: line numbers (`file.jsonl:12`) compare as numbers."""
     return tuple(
-        (1, int(t), "") if t.isdigit() else (2, 0, t) for t in re.split(r"(\d+)", source) if t
+        (1, int(t), "") if _index(t) else (2, 0, t) for t in re.split(r"([0-9]+)", source) if t
     )
 
 

@@ -1,16 +1,30 @@
 """What the sandbox tests of both runtimes share: the sandboxes, a tool binding, the host
-secret that must never reach a program, and the checks that no sandboxed process is left."""
+secret that must never reach a program, the checks that no sandboxed process is left, and
+the programs a sandbox's unprivileged uid can reach.
+
+On a root host bubblewrap runs as `RUN_AS` and binds only what that uid may reach; the
+interpreter, Node or `typescript` package of a test set-up may live under a folder closed to
+it (pyenv under /root, a virtual environment in a checkout there). `python_for` and
+`staged` give the tests a copy they can reach (hard links where the file system allows),
+so every sandbox is tested, as root too, with the same programs."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import psutil
 import pytest
 
 from codegen.codemode.runtime import Bindings, CodeRunFailed
+from codegen.codemode.sandbox import RUN_AS, host_is_root, unreachable
 from processes import left_processes
 
 SANDBOXES = ("auto", "bubblewrap", "namespaces")
@@ -45,3 +59,73 @@ def host_secret() -> Iterator[None]:
     os.environ["CODEGEN_HOST_SECRET"] = SECRET
     yield
     os.environ.pop("CODEGEN_HOST_SECRET", None)
+
+
+def reachable(path: str) -> bool:
+    """Whether the sandbox's uid on a root host may reach `path` (always, on another host)."""
+    return not host_is_root() or unreachable(path, *RUN_AS) is None
+
+
+@cache
+def stage() -> str:
+    """A folder every user may enter, removed when the tests end."""
+    folder = tempfile.mkdtemp(prefix="codegen-stage-")
+    os.chmod(folder, 0o755)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+@cache
+def staged(path: str) -> str:
+    """`path` (a file or a folder) where the sandbox's uid may reach it: itself when it
+    can, else a copy in `stage()`."""
+    real = os.path.realpath(path)
+    if reachable(real):
+        return real
+    target = os.path.join(stage(), f"{len(os.listdir(stage()))}-{os.path.basename(real)}")
+    if os.path.isdir(real):
+        shutil.copytree(real, target, copy_function=_link_or_copy, symlinks=True)
+    else:
+        _link_or_copy(real, target)
+    for root, folders, files in os.walk(target):
+        for name in folders:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            full = os.path.join(root, name)
+            if not os.path.islink(full):
+                os.chmod(full, os.stat(full).st_mode | 0o444)
+    os.chmod(target, os.stat(target).st_mode | 0o555 if os.path.isdir(target) else 0o755)
+    return target
+
+
+@cache
+def reachable_python() -> str:
+    """A Python the sandbox's uid can run: this one, else the system's."""
+    for candidate in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
+        real = os.path.realpath(candidate)
+        if not os.path.exists(real) or not reachable(real):
+            continue
+        version = subprocess.run(
+            [real, "-c", "import sys; print(sys.version_info >= (3, 11))"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if version.stdout.strip() == "True":
+            return real
+    raise AssertionError(
+        "bubblewrap on a root host needs a Python 3.11+ that every user may run "
+        "(install Debian's python3)"
+    )
+
+
+def python_for(sandbox: str) -> str:
+    """The worker's Python for `sandbox`: a reachable one for bubblewrap on a root host."""
+    return reachable_python() if sandbox == "bubblewrap" and host_is_root() else sys.executable

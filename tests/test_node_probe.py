@@ -1,7 +1,9 @@
 """Finding Node and a way to strip types: a missing, too old or broken `node` (fakes here),
 and no `typescript` package where one is needed, each end the run with a clear
-CODE_RUN_FAILED that names what to install; the package is found from the working directory
-or a configured path; `runtime_for` builds a runtime for every language a host can offer."""
+CODE_RUN_FAILED that names what to install; the package is found from a configured path or
+the Node installation, never from the working directory (a planted `node_modules/typescript`
+or `node` there is never loaded); `runtime_for` builds a runtime for every language a host
+can offer."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from codegen.codemode.node import (
     NodeUnavailable,
     find_typescript,
     permission_flag,
+    which,
     probe_node,
     strips_types,
 )
@@ -36,7 +39,7 @@ from codegen.codemode.runtimes import (
 from codegen.codemode.signals import AbortController
 from codegen.codemode.typescript_runtime import TypeScriptRuntime
 from codemode_helpers import run
-from typescript_nodes import ROOT, TYPESCRIPT, WHEEL_NODE
+from typescript_nodes import ROOT, SETUPS, TYPESCRIPT, WHEEL_NODE
 
 
 def fake_node(directory: Path, says: str, status: int = 0) -> str:
@@ -106,27 +109,70 @@ def test_a_node_that_does_not_answer_its_version_is_refused(
 def test_an_old_node_without_the_typescript_package_says_what_to_install(tmp_path: Path) -> None:
     node = fake_node(tmp_path, "v20.19.0")
     with pytest.raises(NodeUnavailable) as raised:
-        probe_node(node, None, tmp_path)
+        probe_node(node, None)
     message = str(raised.value)
     assert "Node 20.19.0 cannot strip types itself (that needs Node 22.13 or newer)" in message
-    assert "npm install typescript" in message and "typescript=" in message
+    assert "npm install -g typescript" in message and "typescript=" in message
     with pytest.raises(NodeUnavailable, match="holds no `typescript` package"):
-        probe_node(node, str(tmp_path), tmp_path)
+        probe_node(node, str(tmp_path))
     with pytest.raises(NodeUnavailable, match="cannot strip types itself"):
-        probe_node(node, TYPESCRIPT, tmp_path, "node")
+        probe_node(node, TYPESCRIPT, "node")
 
 
-def test_the_typescript_package_resolves_from_the_working_directory(tmp_path: Path) -> None:
+def node_install(prefix: Path, version: str) -> str:
+    """A Node installation (`<prefix>/bin/node`) whose global packages hold `typescript`."""
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "lib" / "node_modules").mkdir(parents=True)
+    os.symlink(os.path.realpath(TYPESCRIPT), prefix / "lib" / "node_modules" / "typescript")
+    return fake_node(prefix / "bin", version)
+
+
+def test_the_typescript_package_comes_from_the_configuration_or_the_installation(
+    tmp_path: Path,
+) -> None:
     real = os.path.realpath(TYPESCRIPT)
-    assert find_typescript(None, ROOT / "tests" / "fixtures") == real
-    assert find_typescript(TYPESCRIPT, tmp_path) == real
-    assert find_typescript(str(ROOT), tmp_path) == real  # a directory it resolves from
-    assert find_typescript(None, tmp_path) is None
-    node = fake_node(tmp_path, "v20.19.0")
-    assert probe_node(node, None, ROOT / "codegen").typescript == real
-    assert probe_node(node, None, ROOT, "typescript").stripper == real
-    assert probe_node(WHEEL_NODE, None, tmp_path).stripper == "node"
-    assert probe_node(WHEEL_NODE, None, ROOT, "typescript").typescript == real
+    bare = fake_node(tmp_path, "v20.19.0")
+    assert find_typescript(TYPESCRIPT, bare) == real
+    assert find_typescript(str(ROOT), bare) == real  # a directory holding node_modules
+    assert find_typescript(None, bare) is None
+    installed = node_install(tmp_path / "prefix", "v20.19.0")
+    assert find_typescript(None, installed) == real
+    assert probe_node(installed, None).typescript == real
+    assert probe_node(installed, None, "typescript").stripper == real
+    assert probe_node(WHEEL_NODE, None).stripper == "node"
+    assert probe_node(WHEEL_NODE, TYPESCRIPT, "typescript").typescript == real
+
+
+PLANTED = """module.exports = {
+  ScriptTarget: {}, ModuleKind: {}, DiagnosticCategory: {},
+  transpileModule() { return { outputText: "(async function () { return 'planted'; })", diagnostics: [], sourceMapText: "{}" }; },
+};
+require("fs").writeFileSync(process.env.PLANTED_MARK || "/tmp/codegen-planted-ran", "ran");
+"""
+
+
+def test_a_planted_typescript_package_in_the_working_directory_is_never_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MCP clients start servers in the user's workspace, which a cloned repository
+    controls: its `node_modules/typescript` (in the folder or a parent) and a `node` in it
+    (reached through a relative PATH entry) must never be used."""
+    workspace = tmp_path / "repo" / "sub"
+    workspace.mkdir(parents=True)
+    package = tmp_path / "repo" / "node_modules" / "typescript"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "typescript", "main": "index.js"}')
+    (package / "index.js").write_text(PLANTED)
+    fake_node(workspace, "v24.0.0")
+    monkeypatch.chdir(workspace)
+    monkeypatch.setenv("PATH", f".:{os.environ['PATH']}")
+    system = os.path.realpath(SETUPS["transpile"]["node"])
+    with pytest.raises(NodeUnavailable) as raised:
+        probe_node(system, None, "typescript")
+    assert "needs the `typescript` package" in str(raised.value)
+    assert which("node") not in (None, str(workspace / "node"), "./node")
+    failure = failure_of(TypeScriptRuntime(node=system, stripper="typescript", sandbox="none"))
+    assert "npm install -g typescript" in failure.message
 
 
 def test_version_rules() -> None:

@@ -23,19 +23,26 @@ from sandbox_checks import (
     SECRET,
     assert_no_process_left,
     host_secret,  # noqa: F401  (an autouse fixture: it must be in the module)
+    python_for,
     text_of,
 )
 
+from codegen.codemode.cgroups import PIDS_MAX
 from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
 from codegen.codemode.runtime import CodeRunFailed, RunOutput
-from codegen.codemode.sandbox import PIDS_MAX, SandboxUnavailable, launcher
+from codegen.codemode.sandbox import SandboxUnavailable, launcher
 from codegen.codemode.signals import AbortController
 
 
 async def run_program(
     program: str, sandbox: str = "auto", limits: RuntimeLimits | None = None
 ) -> RunOutput | CodeRunFailed:
-    runtime = PythonRuntime(limits or RuntimeLimits(timeout=30), sandbox=sandbox, spare=False)
+    runtime = PythonRuntime(
+        limits or RuntimeLimits(timeout=30),
+        python=python_for(sandbox),
+        sandbox=sandbox,
+        spare=False,
+    )
     try:
         return await runtime.run(program, BINDINGS, AbortController().signal)
     except CodeRunFailed as failure:
@@ -52,7 +59,7 @@ def run(program: str, sandbox: str = "auto", limits: RuntimeLimits | None = None
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_every_sandbox_starts_here(sandbox: str) -> None:
-    chosen = launcher(sandbox, sys.executable)  # type: ignore[arg-type]
+    chosen = launcher(sandbox, python_for(sandbox))  # type: ignore[arg-type]
     assert chosen.sandboxed
     program = (
         "import os\n"

@@ -182,3 +182,18 @@ def test_definitions_are_not_mutated_by_the_pipeline() -> None:
 def test_in_memory_definitions_validate_too() -> None:
     [tool] = load_value({"name": "x", "inputSchema": {"type": "object"}}).tools
     assert isinstance(tool, ToolDefinition)
+
+
+def test_sort_keys_take_only_ascii_digits_as_numbers() -> None:
+    """`str.isdigit` holds for `¹` and `①`, which `int` refuses: a property named so must
+    sort as text, never crash the sort (found by the hostile catalogs)."""
+    from codegen.errors import source_key
+
+    assert pointer_key("/properties/¹/type") == (
+        (2, 0, ""),
+        (2, 0, "properties"),
+        (2, 0, "¹"),
+        (2, 0, "type"),
+    )
+    assert pointer_key("/tools/10") > pointer_key("/tools/2")
+    assert source_key("a①.json:12") == ((2, 0, "a①.json:"), (1, 12, ""))

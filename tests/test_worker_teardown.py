@@ -13,6 +13,7 @@ import sys
 
 import psutil
 import pytest
+from sandbox_checks import python_for
 
 from codegen.codemode import workers
 from codegen.codemode.sandbox import Launcher, launcher
@@ -147,7 +148,7 @@ def test_bubblewrap_starts_cancelled_early_leave_no_sandbox_behind() -> None:
     """The real launcher: many starts cancelled within the first milliseconds (where
     bubblewrap's pid 1 has not armed its death signal yet), then no process whose command
     line is this test's is left, adopted by init or not."""
-    chosen = launcher("bubblewrap", sys.executable)  # scripts/test installs bubblewrap
+    chosen = launcher("bubblewrap", python_for("bubblewrap"))  # scripts/test installs bubblewrap
     mark = f"teardown-mark-{os.getpid()}"
     program = "import time\ntime.sleep(600)"
 

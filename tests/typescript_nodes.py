@@ -27,4 +27,13 @@ SETUPS: dict[str, dict[str, Any]] = {
 
 
 def runtime(setup: str, limits: RuntimeLimits | None = None, **options: Any) -> TypeScriptRuntime:
-    return TypeScriptRuntime(limits or RuntimeLimits(timeout=30), **{**SETUPS[setup], **options})
+    """The set-up's runtime; for bubblewrap on a root host, with copies of its Node and
+    `typescript` package that the sandbox's uid can reach (`sandbox_checks.staged`)."""
+    merged = {**SETUPS[setup], **options}
+    if merged.get("sandbox") == "bubblewrap":
+        from sandbox_checks import staged
+
+        for key in ("node", "typescript"):
+            if merged.get(key):
+                merged[key] = staged(merged[key])
+    return TypeScriptRuntime(limits or RuntimeLimits(timeout=30), **merged)

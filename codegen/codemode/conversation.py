@@ -20,11 +20,13 @@ import signal as signals
 from collections.abc import Coroutine
 from typing import IO, Any, Protocol, TypeVar
 
-from .protocol import FILE_BYTES, MAX_MESSAGE, STDERR_TAIL, RuntimeLimits, decode_message
+from .cgroups import RunCgroup
+from .jsonvalue import is_large
+from .protocol import FILE_BYTES, STDERR_TAIL, RuntimeLimits, bounded_text, decode_message
 from .runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
-from .sandbox import PIDS_MAX, Launcher, PidsCgroup
+from .sandbox import Launcher
 from .signals import AbortSignal
-from .workers import Started, discard, kill, kill_tree, remove_later
+from .workers import Started, discard, kill, kill_tree
 
 T = TypeVar("T")
 
@@ -40,13 +42,29 @@ class RunHost(Protocol):
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None: ...
 
 
+def _encode(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+
+
+LARGE_MESSAGE = 64 * 1024
+"""A message at least this big is decoded in a thread: the event loop serves other runs."""
+
+
 class WorkerRun:
     def __init__(
-        self, runtime: RunHost, bindings: Bindings, signal: AbortSignal, chosen: Launcher
+        self,
+        runtime: RunHost,
+        bindings: Bindings,
+        signal: AbortSignal,
+        chosen: Launcher,
+        deadline: float | None = None,
     ) -> None:
         self.runtime = runtime
+        self.deadline = deadline
+        """The loop's time the run must end by (its timeout counted from when it was asked
+        for, a wait for a slot included); None: `limits.timeout` from its start."""
         self.launcher = chosen
-        self.cgroup: PidsCgroup | None = None
+        self.cgroup: RunCgroup | None = None
         self.limits = runtime.limits
         self.bindings = bindings
         self.signal = signal
@@ -97,7 +115,7 @@ class WorkerRun:
 
     async def _run(self, program: str, from_worker_read: int, to_worker_write: int) -> RunOutput:
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=MAX_MESSAGE)
+        reader = asyncio.StreamReader(limit=self.limits.frame_bytes)
         read_pipe = self._adopt(from_worker_read, "rb")
         write_pipe = self._adopt(to_worker_write, "wb")
         self.read_transport, _ = await loop.connect_read_pipe(
@@ -116,8 +134,9 @@ class WorkerRun:
                     "cpu_seconds": self.limits.cpu_seconds,
                     "memory_bytes": self.limits.memory_bytes,
                     "output_bytes": self.limits.output_bytes,
+                    "argument_bytes": self.limits.argument_bytes,
                     **(
-                        {"processes": PIDS_MAX, "file_bytes": FILE_BYTES}
+                        {"processes": self.limits.processes, "file_bytes": FILE_BYTES}
                         if self.launcher.sandboxed
                         else {}
                     ),
@@ -126,8 +145,11 @@ class WorkerRun:
         )
         talk = self._task(self._converse(reader))
         stop = self._task(self.signal.wait())
+        left = self.limits.timeout
+        if self.deadline is not None:
+            left = max(0.0, self.deadline - loop.time())
         done, _ = await asyncio.wait(
-            {talk, stop}, timeout=self.limits.timeout, return_when=asyncio.FIRST_COMPLETED
+            {talk, stop}, timeout=left, return_when=asyncio.FIRST_COMPLETED
         )
         if talk in done:
             return talk.result()
@@ -221,8 +243,12 @@ class WorkerRun:
             if self.process is not None:
                 kill(self.process)  # gone by now: this closes its transport's pipes
             if self.cgroup is not None:
-                remove_later(self.cgroup, asyncio.get_running_loop())
-                self.cgroup = None
+                cgroup, self.cgroup = self.cgroup, None
+                try:
+                    await cgroup.dispose()
+                except asyncio.CancelledError:
+                    cgroup.kill_and_remove(wait=0.5)
+                    raise
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         """Read the worker's stderr as it comes, so raw writes to it never block the worker,
@@ -246,10 +272,16 @@ class WorkerRun:
                 raise await self._worker_gone() from None
             except asyncio.LimitOverrunError:
                 raise self._failure(
-                    "invalid-output", f"the worker sent a message larger than {MAX_MESSAGE} bytes"
+                    "invalid-output",
+                    f"the worker sent a message larger than {self.limits.frame_bytes} bytes (a "
+                    f"tool call's arguments may have at most {self.limits.argument_bytes} "
+                    f"bytes, printed output {self.limits.output_bytes})",
                 ) from None
             try:
-                message = decode_message(line)
+                if len(line) >= LARGE_MESSAGE:
+                    message = await asyncio.to_thread(decode_message, line)
+                else:
+                    message = decode_message(line)
                 kind = message["type"] if isinstance(message, dict) else None
             except (ValueError, KeyError, TypeError):
                 kind = None
@@ -260,7 +292,7 @@ class WorkerRun:
             if kind == "log":
                 self._log(message.get("text"))
             elif kind == "call":
-                self._call(message)
+                self._call(message, len(line))
             elif kind == "done":
                 result = message.get("result", MISSING)
                 if result is not MISSING:
@@ -291,10 +323,17 @@ class WorkerRun:
                 f"the program printed or returned more than {self.limits.output_bytes} bytes",
             )
 
-    def _call(self, message: dict[str, Any]) -> None:
+    def _call(self, message: dict[str, Any], size: int) -> None:
         call_id, name = message.get("id"), message.get("name")
         if type(call_id) is not int or not isinstance(name, str) or "args" not in message:
             raise self._failure("invalid-output", "a malformed tool call message")
+        if size > self.limits.argument_bytes + len(name.encode()) * 6 + 1024:
+            # the worker checks first; a message past it was written around the worker
+            raise self._failure(
+                "invalid-output",
+                f"a tool call of {size} bytes (arguments may have at most "
+                f"{self.limits.argument_bytes} bytes)",
+            )
         if call_id in self.calls:
             raise self._failure(
                 "invalid-output", f"the worker reused the id {call_id} of a pending tool call"
@@ -316,20 +355,25 @@ class WorkerRun:
                 if isinstance(error, ToolCallFailed)
                 else str(error) or type(error).__name__
             )
+            message = bounded_text(message, self.limits.output_bytes)
             reply = {"type": "result", "id": call_id, "ok": False, "name": name, "message": message}
         finally:
             self.calls.pop(call_id, None)  # answered (or cancelled): no longer pending
         with contextlib.suppress(Exception):
-            self._send(reply)
+            if reply.get("ok") and is_large(reply["value"]):
+                self._write(await asyncio.to_thread(_encode, reply))
+            else:
+                self._send(reply)
 
     def _send(self, message: dict[str, Any]) -> None:
+        self._write(_encode(message))
+
+    def _write(self, data: bytes) -> None:
         if self.writer is not None and not self.writer.is_closing():
-            self.writer.write(
-                (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
-            )
+            self.writer.write(data)
 
     def _failure(self, kind: str, message: str) -> CodeRunFailed:
-        return CodeRunFailed(kind, message, self.logs)
+        return CodeRunFailed(kind, bounded_text(message, self.limits.output_bytes), self.logs)
 
     async def _worker_gone(self) -> CodeRunFailed:
         """The channel closed before the program finished: how did the worker end?"""
@@ -346,6 +390,12 @@ class WorkerRun:
         if code == -signals.SIGXCPU:
             return self._failure(
                 "timeout", f"the program used more than {self.limits.cpu_seconds} CPU seconds"
+            )
+        if self.cgroup is not None and self.cgroup.out_of_memory():
+            held = (self.cgroup.memory_limit or 0) // (1024 * 1024)
+            return self._failure(
+                "exception",
+                f"the program ran out of memory (a run may hold {held} MB, its /tmp included)",
             )
         tail = bytes(self.stderr_tail).decode("utf-8", "replace")
         explained = self.runtime.explain_exit(code, tail)

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .execution import Execution, ToolCall, ToolContext
-from .jsonvalue import NotJsonError, snapshot
+from .jsonvalue import NotJsonError, is_large, snapshot
 from .policy import (
     Accept,
     Allow,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     from .scopes import Scope
 
 log = logging.getLogger("codegen.codemode")
+T = TypeVar("T")
 
 
 class RegistryView(Protocol):
@@ -98,7 +100,7 @@ class Pending:
         results skip post-execute)."""
         call, registry = self.call, self.registry
         try:
-            arguments = snapshot(call.arguments)
+            arguments = await off_loop(snapshot, call.arguments, weight=call.arguments)
         except NotJsonError as problem:
             hint = " (pass {} for no arguments)" if problem.path == "$" else ""
             return failure(
@@ -154,6 +156,14 @@ async def execute(registry: RegistryView, call: ToolCall) -> ToolResult:
         return await pending.commit(early, final)
     result, final = await pending.dispatch()
     return await pending.commit(result, final)
+
+
+async def off_loop(work: Callable[..., T], *arguments: Any, weight: Any) -> T:
+    """`work(*arguments)`, in a thread when `weight` (the value it walks) is large: copying
+    and checking a big value never stalls the other runs on the event loop."""
+    if is_large(weight):
+        return await asyncio.to_thread(work, *arguments)
+    return work(*arguments)
 
 
 # --- policy ------------------------------------------------------------------------------
@@ -230,7 +240,9 @@ async def _dispatch(registry: RegistryView, execution: Execution) -> ToolResult:
     spec = registry.resolve(execution.name, execution.scope, execution.nested)
     if spec is None or spec.handler is None:
         return unknown_tool(execution.call_id, execution.name, collapsed=False)
-    problems = argument_problems(spec, execution.arguments)
+    problems = await off_loop(
+        argument_problems, spec, execution.arguments, weight=execution.arguments
+    )
     if problems:
         return failure(
             execution.call_id,
@@ -269,6 +281,8 @@ async def _dispatch(registry: RegistryView, execution: Execution) -> ToolResult:
         raise _Final(result) from None  # a wrapper threw: final, no post-execute
     if is_aborted(execution.signal):
         return aborted(execution.call_id, execution.name)
+    if is_large(value):
+        return await asyncio.to_thread(checked_output, spec, execution, value)
     return checked_output(spec, execution, value)
 
 

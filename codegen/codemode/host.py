@@ -12,7 +12,9 @@ reaping) is `conversation.WorkerRun`, shared.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+import weakref
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 from .conversation import WorkerRun
@@ -46,6 +48,9 @@ class WorkerRuntime:
         self._burying: set[asyncio.Task[None]] = set()
         """Killed workers being reaped after their runs returned."""
         self._guard = ShutdownGuard(self.aclose)
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
 
     # --- what a language provides ------------------------------------------------------------
 
@@ -69,13 +74,36 @@ class WorkerRuntime:
     async def run(self, program: str, bindings: Bindings, signal: AbortSignal) -> RunOutput:
         if signal.aborted:
             raise CodeRunFailed("abort", "the run was cancelled before it started")
-        chosen = await self.launcher()
-        start = self._pool.take() or asyncio.ensure_future(self._start(chosen))
-        await self._guard.watch()
-        if self.spare:
-            self._pool.refill(asyncio.ensure_future(self._start(chosen)))
-        run = WorkerRun(self, bindings, signal, chosen)
-        return await run.execute(program, start)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.limits.timeout
+        async with self._slot(deadline):
+            chosen = await self.launcher()
+            start = self._pool.take() or asyncio.ensure_future(self._start(chosen))
+            await self._guard.watch()
+            if self.spare:
+                self._pool.refill(asyncio.ensure_future(self._start(chosen)))
+            run = WorkerRun(self, bindings, signal, chosen, deadline)
+            return await run.execute(program, start)
+
+    @contextlib.asynccontextmanager
+    async def _slot(self, deadline: float) -> AsyncIterator[None]:
+        """One of `max_concurrent_runs` places on this loop, waited for until `deadline`."""
+        loop = asyncio.get_running_loop()
+        slots = self._slots.get(loop)
+        if slots is None:
+            slots = self._slots[loop] = asyncio.Semaphore(self.limits.max_concurrent_runs)
+        try:
+            await asyncio.wait_for(slots.acquire(), max(0.0, deadline - loop.time()))
+        except TimeoutError:
+            raise CodeRunFailed(
+                "timeout",
+                f"no run could start within {self.limits.timeout:g} seconds: "
+                f"{self.limits.max_concurrent_runs} runs were going on",
+            ) from None
+        try:
+            yield
+        finally:
+            slots.release()
 
     async def launcher(self) -> Launcher:
         """The launcher, made once; `CodeRunFailed` when the sandbox or the worker cannot

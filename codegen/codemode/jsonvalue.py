@@ -10,6 +10,7 @@ non-string keys, cycles and arbitrary objects are refused with the path of the f
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any, NoReturn
 
 MAX_DEPTH = 512
@@ -58,65 +59,145 @@ class FrozenList(list[Any]):
         return thaw(self)  # type: ignore[no-any-return]
 
 
+_PLAIN = frozenset({int, str, bool, type(None)})
+"""Types copied as they are (exactly these: a subclass is converted)."""
+_NUMBERS = frozenset({int, float, bool})
+
+
+def _all_plain(values: Any) -> bool:
+    """Whether every value is copied as it is: a plain type, or a finite float (checked in
+    bulk; a mixed or huge-integer collection answers False and is walked one by one)."""
+    types = set(map(type, values))
+    if types <= _PLAIN:
+        return True
+    if types <= _NUMBERS:
+        try:
+            return all(map(math.isfinite, values))
+        except OverflowError:
+            return False
+    return False
+
+
 def snapshot(value: Any, *, freeze: bool = True) -> Any:
     """A lossless JSON copy of `value` (frozen unless `freeze=False`). Iterative, so deep
-    values cost no recursion; raises `NotJsonError` for anything that is not JSON."""
+    values cost no recursion, and linear: scalars inside a container are checked by type in
+    bulk, and a path is spelled only for the value it reports. A frozen value this module
+    made is returned as it is (it cannot have changed). Raises `NotJsonError` for anything
+    that is not JSON."""
+    if freeze and _is_sealed(value):
+        return value
     holder: list[Any] = [None]
     dict_type = FrozenDict if freeze else dict
     list_type = FrozenList if freeze else list
-    # (value, path, depth, container, slot); containers are filled after their children
-    pending: list[tuple[Any, str, int, Any, Any]] = [(value, "$", 0, holder, 0)]
+    # (value, where, depth, container, slot); `where` is (parent's where, key) or None, the
+    # path's pieces, joined only on failure. Containers are filled after their children.
+    pending: list[tuple[Any, Any, int, Any, Any]] = [(value, None, 0, holder, 0)]
     active: set[int] = set()  # containers on the current path: meeting one again is a cycle
     finish: list[tuple[Any, Any, Any]] = []
     while pending:
-        item, path, depth, container, slot = pending.pop()
+        item, where, depth, container, slot = pending.pop()
         if container is _LEAVE:
             active.discard(slot)
             continue
         if depth > MAX_DEPTH:
-            raise NotJsonError(path, f"nested deeper than {MAX_DEPTH} levels")
-        if item is None or isinstance(item, bool | str):
+            raise NotJsonError(_path(where), f"nested deeper than {MAX_DEPTH} levels")
+        if type(item) in _PLAIN:
             container[slot] = item
-        elif isinstance(item, int):
-            container[slot] = int(item)
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                raise NotJsonError(path, f"{item!r} is not a finite number")
-            container[slot] = float(item)
         elif isinstance(item, dict):
             if id(item) in active:
-                raise NotJsonError(path, "the value contains itself")
-            copy: dict[str, Any] = {}
-            pending.append((None, path, depth, _LEAVE, id(item)))
-            for key, child in item.items():
-                if not isinstance(key, str):
-                    raise NotJsonError(path, f"key {key!r} is not a string")
-                copy[key] = None
-                pending.append(
-                    (
-                        child,
-                        f"{path}.{key}" if key.isidentifier() else f"{path}[{key!r}]",
-                        depth + 1,
-                        copy,
-                        key,
-                    )
-                )
+                raise NotJsonError(_path(where), "the value contains itself")
+            copy: dict[str, Any] = dict(item)
+            if not set(map(type, copy)) <= {str}:
+                key = next(k for k in copy if not isinstance(k, str))
+                raise NotJsonError(_path(where), f"key {key!r} is not a string")
+            if _all_plain(copy.values()):
+                finish.append((container, slot, copy))
+                continue
+            pending.append((None, where, depth, _LEAVE, id(item)))
+            for key, child in copy.items():
+                if type(child) not in _PLAIN:
+                    pending.append((child, (where, key), depth + 1, copy, key))
             active.add(id(item))
             finish.append((container, slot, copy))
         elif isinstance(item, list):
             if id(item) in active:
-                raise NotJsonError(path, "the value contains itself")
-            items: list[Any] = [None] * len(item)
-            pending.append((None, path, depth, _LEAVE, id(item)))
-            for index, child in enumerate(item):
-                pending.append((child, f"{path}[{index}]", depth + 1, items, index))
+                raise NotJsonError(_path(where), "the value contains itself")
+            items: list[Any] = list(item)
+            if _all_plain(items):
+                finish.append((container, slot, items))
+                continue
+            pending.append((None, where, depth, _LEAVE, id(item)))
+            for index, child in enumerate(items):
+                if type(child) not in _PLAIN:
+                    pending.append((child, (where, index), depth + 1, items, index))
             active.add(id(item))
             finish.append((container, slot, items))
         else:
-            raise NotJsonError(path, f"{type(item).__name__} is not a JSON value")
+            container[slot] = _scalar(item, where)
     for container, slot, built in reversed(finish):
         container[slot] = dict_type(built) if isinstance(built, dict) else list_type(built)
-    return holder[0]
+    result = holder[0]
+    if freeze and isinstance(result, dict | list):
+        identity = id(result)
+        _SEALED[identity] = weakref.ref(result, lambda _: _SEALED.pop(identity, None))
+    return result
+
+
+def _scalar(item: Any, where: Any) -> Any:
+    """A float, or a subclass of a JSON type, as the plain JSON value; else `NotJsonError`."""
+    if isinstance(item, bool):
+        return bool(item)
+    if isinstance(item, str):
+        return str(item)
+    if isinstance(item, int):
+        return int(item)
+    if isinstance(item, float):
+        if not math.isfinite(item):
+            raise NotJsonError(_path(where), f"{item!r} is not a finite number")
+        return float(item)
+    raise NotJsonError(_path(where), f"{type(item).__name__} is not a JSON value")
+
+
+def _path(where: Any) -> str:
+    """`$`, `$.a[2]`, `$['a b']` from the (parent, key) chain of a value."""
+    pieces: list[str] = []
+    while where is not None:
+        where, key = where
+        if isinstance(key, int):
+            pieces.append(f"[{key}]")
+        else:
+            pieces.append(f".{key}" if key.isidentifier() else f"[{key!r}]")
+    return "$" + "".join(reversed(pieces))
+
+
+_SEALED: dict[int, weakref.ref[Any]] = {}
+"""The roots `snapshot` froze, by id: nothing can change them, so a second snapshot is
+free (an entry leaves with its value)."""
+
+
+def _is_sealed(value: Any) -> bool:
+    if not isinstance(value, FrozenDict | FrozenList):
+        return False
+    ref = _SEALED.get(id(value))
+    return ref is not None and ref() is value
+
+
+def is_large(value: Any, budget: int = 4096) -> bool:
+    """Whether `value` holds more than `budget` values, looking at no more than that many:
+    work on a large value is moved off the event loop."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        budget -= 1
+        if budget < 0:
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, str) and len(item) > 65536:
+            return True
+    return False
 
 
 def thaw(value: Any) -> Any:

@@ -2,9 +2,13 @@
 
 `probe_node` asks the binary its version once per runtime: it needs Node `MIN_NODE` or newer.
 Types are stripped by Node itself (`module.stripTypeScriptTypes`, Node 22.13+ and 23.2+);
-an older Node uses the `typescript` package's `transpileModule`, found from a configured
-path, else by Node's own rule from the working directory (`node_modules/typescript` in it or
-in a parent). The package is the user's, never this toolkit's: nothing here ships it.
+an older Node uses the `typescript` package's `transpileModule`, from the path the user
+configured, else from the Node installation's global packages (`npm install -g typescript`
+puts it in `<prefix>/lib/node_modules`). Never from the working directory: MCP clients start
+servers in the user's workspace, which a cloned repository controls, and a planted
+`node_modules/typescript` would run inside every TypeScript worker. For the same reason
+`node` is looked up only in the absolute folders of PATH. The package is the user's, never
+this toolkit's: nothing here ships it.
 
 The memory limit becomes two limits for Node: the V8 heap gets three quarters of
 `memory_bytes` (`--max-old-space-size`), so a program that fills its heap ends with V8's
@@ -41,8 +45,8 @@ INSTALL_HINT = (
 )
 
 TYPESCRIPT_HINT = (
-    "{why}; install the `typescript` package where the host runs (`npm install typescript` in "
-    "its working directory) or pass its directory as typescript=..."
+    "{why}; install the `typescript` package with that Node (`npm install -g typescript`) "
+    "or pass its directory as typescript=... (`--typescript DIR` for codegen serve)"
 )
 
 
@@ -110,14 +114,14 @@ def check_stripper(value: object) -> Stripper:
 
 
 def probe_node(
-    node: str | None, typescript: str | None, cwd: Path, stripper: Stripper = "auto"
+    node: str | None, typescript: str | None, stripper: Stripper = "auto"
 ) -> NodeInstall:
     """The Node to use (`node`, else `node` on PATH), checked, and how it strips types:
     `stripper` "node" (Node's own), "typescript" (the package's `transpileModule`, which
     also compiles enums and namespaces) or "auto" (Node's own where it has it).
     `NodeUnavailable` says what is missing and how to install it."""
     hint = INSTALL_HINT.format(version=version_text(MIN_NODE[:2]))
-    found = shutil.which(node) if node else shutil.which("node")
+    found = which(node or "node")
     if found is None:
         where = f"{node!r} is not an executable" if node else "there is no `node` on PATH"
         raise NodeUnavailable(f"TypeScript programs need Node.js, and {where}; {hint}")
@@ -135,7 +139,7 @@ def probe_node(
         )
     if stripper != "typescript" and strips_types(version):
         return NodeInstall(executable, version, None)
-    package = find_typescript(typescript, cwd)
+    package = find_typescript(typescript, executable)
     if package is None:
         where = f" ({typescript!r} holds no `typescript` package)" if typescript else ""
         why = (
@@ -172,13 +176,25 @@ def node_version(executable: str) -> tuple[int, int, int]:
     return major, minor, patch
 
 
-def find_typescript(configured: str | None, cwd: Path) -> str | None:
+def which(program: str) -> str | None:
+    """`shutil.which`, but a bare name is looked up only in PATH's absolute folders (an
+    empty or relative entry would be the working directory)."""
+    if os.sep in program:
+        return shutil.which(program)
+    folders = [f for f in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(f)]
+    return shutil.which(program, path=os.pathsep.join(folders)) if folders else None
+
+
+def find_typescript(configured: str | None, node: str) -> str | None:
     """The real path of the `typescript` package directory: `configured` (the package
-    directory, or a directory it resolves from), else resolved from `cwd`."""
-    start = Path(configured).expanduser().resolve() if configured else cwd.resolve()
-    candidates = [start] if configured else []
-    for directory in (start, *start.parents):
-        candidates.append(directory / "node_modules" / "typescript")
+    directory, or one holding `node_modules/typescript`), else the global package of the
+    Node installation whose binary is `node` (`<prefix>/lib/node_modules/typescript`)."""
+    if configured:
+        start = Path(configured).expanduser().resolve()
+        candidates = [start, start / "node_modules" / "typescript"]
+    else:
+        prefix = Path(os.path.realpath(node)).parent.parent
+        candidates = [prefix / "lib" / "node_modules" / "typescript"]
     for candidate in candidates:
         if _is_typescript(candidate):
             return os.path.realpath(candidate)

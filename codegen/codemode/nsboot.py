@@ -1,23 +1,31 @@
 """The `namespaces` sandbox: puts a command into new Linux namespaces with the raw syscalls,
 where bubblewrap is missing. Standard library only; started as
-`python -I -S -c <this file> CONFIG_JSON COMMAND...` and replaced by COMMAND at the end.
+`python -I -S -c <this file> CONFIG_JSON` and replaced by CONFIG's command at the end.
 
 What it builds, in order (the same isolation as the bubblewrap sandbox):
-1. a new user namespace (the caller's uid and gid appear as 0, so the rest needs no host
-   privilege), and new mount, pid, network, IPC and UTS namespaces;
-2. a fork: the child is pid 1 of the new pid namespace, a reaper that starts the command as
-   pid 2 and ends with it; it dies with this process (PR_SET_PDEATHSIG), and when it dies
-   the kernel kills everything else in the namespace;
-3. in the child, a tmpfs root holding read-only binds of only the paths in CONFIG (the
-   interpreter and the libraries it loads), a few device nodes, a fresh `/proc` that shows only
-   the sandbox, and a size-limited tmpfs at `/tmp` as the working directory; `pivot_root`
-   into it and the host's tree detached; no network but a loopback that is down;
-4. a second, nested user namespace in which the command runs as uid 65534 with no
-   capabilities over the mounts above (they belong to the outer namespace), and
-   PR_SET_NO_NEW_PRIVS.
+1. this process (the launcher) forks a child that makes new user, mount, pid, network, IPC
+   and UTS namespaces;
+2. the launcher, still outside, writes the child's uid and gid maps. A host that runs as
+   root maps the namespace's root to an unprivileged host uid and gid (`run_as`, with no
+   supplementary groups), so nothing in the sandbox ever runs as the host's uid 0, which may
+   write the kernel's global settings; any other host maps its own uid (needing no
+   privilege). The child opens the paths the sandbox shows while it still has the host's
+   uid, then becomes that namespace root;
+3. the child forks pid 1 of the new pid namespace, a reaper that starts the command as
+   pid 2 and ends with it; each process dies with its parent (PR_SET_PDEATHSIG), and when
+   pid 1 dies the kernel kills everything else in the namespace;
+4. pid 1 builds a tmpfs root holding read-only binds of only the opened paths (the
+   interpreter and the libraries it loads), a few device nodes, a fresh `/proc` that shows
+   only the sandbox (with the kernel's writable or revealing entries, `/proc/sys`,
+   `/proc/sysrq-trigger` and the like, covered by empty read-only mounts), and a
+   size-limited tmpfs at `/tmp` as the working directory; `pivot_root` into it and the
+   host's tree detached; no network but a loopback that is down;
+5. a second, nested user namespace in which the command runs as uid 65534 with no
+   capabilities over the mounts above (they belong to the outer namespace),
+   PR_SET_NO_NEW_PRIVS, and the system-call filter (`seccomp.py`) the host built.
 
-This process stays outside, waits for pid 1 and exits with its status; killing it kills the
-sandbox. Any failure is one line on stderr and exit status 125, before the command runs.
+The launcher waits for the child and exits with its status; killing it kills the sandbox.
+Any failure is one line on stderr and exit status 125, before the command runs.
 """
 
 from __future__ import annotations
@@ -50,9 +58,20 @@ MS_PRIVATE = 1 << 18
 MNT_DETACH = 2
 
 PR_SET_PDEATHSIG = 1
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
+SECCOMP_MODE_FILTER = 2
 
-SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+SYS_PIVOT_ROOT = {
+    "x86_64": 155,
+    "aarch64": 41,
+    "riscv64": 41,
+    "loongarch64": 41,
+    "ppc64le": 203,
+    "s390x": 217,
+}
 """`pivot_root` has no libc wrapper; its number per architecture."""
 
 STATVFS_FLAGS = {
@@ -72,6 +91,10 @@ libc = ctypes.CDLL(None, use_errno=True)
 
 class SetupError(Exception):
     pass
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
 def check(result: int, what: str) -> None:
@@ -116,12 +139,37 @@ def mountpoint(root: str, path: str, directory: bool) -> str:
     return target
 
 
-def build_root(config: dict[str, Any]) -> None:
-    """Steps 3: the sandbox's file system, entered with `pivot_root`."""
+def open_sources(config: dict[str, Any]) -> dict[str, int]:
+    """A handle on every path the sandbox shows, opened in the new mount namespace (a bind
+    from another one is refused) but still with the host's uid (a root host's paths may lie
+    under folders the unprivileged uid cannot enter), and before the staging root covers
+    the host's `root` (a virtual environment or checkout under `/tmp` is still bound)."""
+    sources: dict[str, int] = {}
+    for path in config["read_only"]:
+        try:
+            sources[path] = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError as error:
+            raise SetupError(f"opening {path}: {error.strerror}") from None
+    return sources
+
+
+def cover_proc(proc: str, config: dict[str, Any]) -> None:
+    """Empty read-only mounts over the kernel's writable or revealing `/proc` entries."""
+    for name in config.get("proc_dirs", ()):
+        target = f"{proc}/{name}"
+        if os.path.isdir(target) and not os.path.islink(target):
+            flags = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
+            mount("tmpfs", target, "tmpfs", flags, "size=4k,nr_inodes=1,mode=0555")
+    for name in config.get("proc_files", ()):
+        target = f"{proc}/{name}"
+        if os.path.isfile(target) and not os.path.islink(target):
+            mount("/dev/null", target, None, MS_BIND)
+            mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def build_root(config: dict[str, Any], sources: dict[str, int]) -> None:
+    """Step 4: the sandbox's file system, entered with `pivot_root`."""
     root = config["root"]
-    # Each path is opened before the staging root covers the host's `root` (`/tmp`), so a
-    # path that lives there (a virtual environment or checkout under `/tmp`) is still bound.
-    sources = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in config["read_only"]}
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
     # The private `/tmp` before the binds, so binds of paths under `/tmp` land inside it.
@@ -131,6 +179,7 @@ def build_root(config: dict[str, Any]) -> None:
         directory = stat.S_ISDIR(os.fstat(handle).st_mode)
         bind_read_only(f"/proc/self/fd/{handle}", mountpoint(root, path, directory))
         os.close(handle)
+    sources.clear()
     for link, target in config.get("symlinks", {}).items():
         os.symlink(target, root + link)
     for name in DEVICES:
@@ -138,6 +187,7 @@ def build_root(config: dict[str, Any]) -> None:
             mount(f"/dev/{name}", mountpoint(root, f"/dev/{name}", False), None, MS_BIND)
     proc = mountpoint(root, "/proc", True)
     mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    cover_proc(proc, config)
     os.chdir(root)
     os.mkdir(".host")
     number = SYS_PIVOT_ROOT.get(platform.machine())
@@ -153,13 +203,28 @@ def build_root(config: dict[str, Any]) -> None:
 
 
 def drop_privileges() -> None:
-    """Step 4: a nested user namespace where the command is uid 65534 and holds no
+    """Step 5: a nested user namespace where the command is uid 65534 and holds no
     capability over the sandbox's mounts, and no way to gain privileges."""
     check(libc.unshare(CLONE_NEWUSER), "unshare (nested user namespace)")
+    for capability in range(64):  # the bounding set (a new namespace fills it again)
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            break  # past the kernel's last capability
     write("/proc/self/setgroups", "deny")
     write("/proc/self/uid_map", f"{NOBODY} 0 1")
     write("/proc/self/gid_map", f"{NOBODY} 0 1")
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
+
+
+def install_filter(program: bytes) -> None:
+    """The host's system-call filter, for this process and everything it starts."""
+    if not program:
+        return
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    check(
+        libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0),
+        "installing the system-call filter",
+    )
 
 
 def reap(command: list[str], environment: dict[str, str]) -> int:
@@ -173,6 +238,7 @@ def reap(command: list[str], environment: dict[str, str]) -> int:
         except OSError as error:
             os.write(2, f"sandbox (namespaces): cannot start {command[0]}: {error}\n".encode())
         os._exit(FAILED)
+    close_others()
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -184,34 +250,8 @@ def reap(command: list[str], environment: dict[str, str]) -> int:
             return 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def enter(config: dict[str, Any]) -> int:
-    """Steps 1 and 2; returns the sandbox's exit status (this process's, to exit with)."""
-    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
-    if os.getppid() == 1:
-        return FAILED  # the host died before the line above
-    uid, gid = os.getuid(), os.getgid()
-    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
-    check(libc.unshare(flags | CLONE_NEWUTS), "unshare")
-    write("/proc/self/setgroups", "deny")
-    write("/proc/self/uid_map", f"0 {uid} 1")
-    write("/proc/self/gid_map", f"0 {gid} 1")
-    alive_read, alive_write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(alive_write)
-        check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
-        if select.select([alive_read], [], [], 0)[0]:
-            os._exit(FAILED)  # this process died before the line above
-        os.close(alive_read)
-        try:
-            build_root(config)
-            drop_privileges()
-        except (SetupError, OSError) as error:
-            os.write(2, f"sandbox (namespaces): {error}\n".encode())
-            os._exit(FAILED)
-        os._exit(reap(config["command"], config["environment"]))
-    os.close(alive_read)
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+def wait_for(pid: int) -> int:
+    """The exit status of a child, as a shell reports it."""
     while True:
         try:
             _, status = os.waitpid(pid, 0)
@@ -225,11 +265,122 @@ def enter(config: dict[str, Any]) -> int:
     return os.WEXITSTATUS(status)
 
 
+def close_others(*keep: int) -> None:
+    """Close every descriptor above 2 but `keep`: the worker's channel was passed through
+    the launcher, and a copy left in a process that outlives the worker would hide from
+    the host that the worker closed its end."""
+    start = 3
+    for fd in sorted(k for k in keep if k >= 3):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, 1 << 16)
+
+
+def die_with_parent(alive: int) -> None:
+    """PR_SET_PDEATHSIG, then exit if the parent died before it was set (`alive` is the read
+    end of a pipe whose write end only the parent holds: readable means closed)."""
+    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    if select.select([alive], [], [], 0)[0]:
+        os._exit(FAILED)
+    os.close(alive)
+
+
+def sandbox(config: dict[str, Any], sources: dict[str, int]) -> int:
+    """Step 3, in the namespaces' root: pid 1 and its command; returns pid 1's status."""
+    alive_read, alive_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(alive_write)
+        try:
+            die_with_parent(alive_read)
+            # Changing uid made this process non-dumpable, which gives its /proc files to
+            # the host's root: dumpable while it writes its own maps, then not again, so
+            # the program (the same host uid) cannot open /proc/1/mem, fd or root.
+            check(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "PR_SET_DUMPABLE")
+            build_root(config, sources)
+            drop_privileges()
+            check(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), "PR_SET_DUMPABLE")
+            install_filter(bytes.fromhex(config.get("seccomp", "")))
+        except (SetupError, OSError) as error:
+            os.write(2, f"sandbox (namespaces): {error}\n".encode())
+            os._exit(FAILED)
+        os._exit(reap(config["command"], config["environment"]))
+    close_others(alive_write)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+    return wait_for(pid)
+
+
+def map_identity(pid: int, run_as: list[int] | None) -> None:
+    """Step 2: the child's namespace root is `run_as` on the host (a root host: needs
+    CAP_SETUID, and keeps setgroups allowed so the child can clear its groups), else this
+    process's own uid and gid."""
+    if run_as is not None:
+        uid, gid = run_as
+    else:
+        uid, gid = os.geteuid(), os.getegid()
+        write(f"/proc/{pid}/setgroups", "deny")
+    write(f"/proc/{pid}/uid_map", f"0 {uid} 1")
+    write(f"/proc/{pid}/gid_map", f"0 {gid} 1")
+
+
+def enter(config: dict[str, Any]) -> int:
+    """Steps 1 and 2; returns the sandbox's exit status (this process's, to exit with)."""
+    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    if os.getppid() == 1:
+        return FAILED  # the host died before the line above
+    run_as = config.get("run_as")
+    if run_as is not None:
+        os.setgroups([])  # the root host's supplementary groups stay outside
+    alive_read, alive_write = os.pipe()
+    unshared_read, unshared_write = os.pipe()
+    mapped_read, mapped_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        for fd in (alive_write, unshared_read, mapped_write):
+            os.close(fd)
+        try:
+            die_with_parent(alive_read)
+            flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
+            check(libc.unshare(flags | CLONE_NEWUTS), "unshare")
+            os.write(unshared_write, b"u")
+            os.close(unshared_write)
+            if os.read(mapped_read, 1) != b"m":
+                os._exit(FAILED)  # the launcher reported the failure
+            os.close(mapped_read)
+            sources = open_sources(config)
+            launcher = os.getppid()
+            os.setresgid(0, 0, 0)  # the namespace's root: `run_as` (or the host's user)
+            if run_as is not None:
+                os.setgroups([])
+            os.setresuid(0, 0, 0)
+            # a change of uid clears the death signal: arm it again
+            check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+            if os.getppid() != launcher:
+                os._exit(FAILED)  # the launcher died before the line above
+        except (SetupError, OSError) as error:
+            os.write(2, f"sandbox (namespaces): {error}\n".encode())
+            os._exit(FAILED)
+        os._exit(sandbox(config, sources))
+    close_others(alive_write, unshared_read, mapped_write)
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+    try:
+        if os.read(unshared_read, 1) != b"u":
+            return wait_for(pid)  # the child said why on stderr
+        map_identity(pid, run_as)
+    except (SetupError, OSError):
+        os.kill(pid, signal.SIGKILL)
+        wait_for(pid)
+        raise
+    os.write(mapped_write, b"m")
+    os.close(mapped_write)
+    return wait_for(pid)
+
+
 def main() -> None:
     config = json.loads(sys.argv[1])
     try:
         status = enter(config)
-    except SetupError as error:
+    except (SetupError, OSError) as error:
         os.write(2, f"sandbox (namespaces): {error}\n".encode())
         status = FAILED
     os._exit(status)

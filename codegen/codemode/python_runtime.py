@@ -34,7 +34,6 @@ from .host import WorkerRuntime
 from .protocol import (
     FILE_BYTES,
     MAX_DEPTH,
-    MAX_MESSAGE,
     STDERR_TAIL,
     RuntimeLimits,
     decode_message,
@@ -45,7 +44,6 @@ from .workers import READ, WRITE, Started, start_worker
 __all__ = [
     "FILE_BYTES",
     "MAX_DEPTH",
-    "MAX_MESSAGE",
     "STDERR_TAIL",
     "PythonRuntime",
     "RuntimeLimits",
@@ -101,4 +99,4 @@ class PythonRuntime(WorkerRuntime):
             # The worker's parent: it exits at once if that is gone. In a pid namespace the
             # host is invisible, and the sandbox dies with the host instead.
             arguments.append(str(os.getpid()))
-        return await start_worker(chosen, arguments, worker_environment())
+        return await start_worker(chosen, arguments, worker_environment(), self.limits)

@@ -29,7 +29,7 @@ from pathlib import Path
 from .host import WorkerRuntime
 from .node import NodeInstall, Stripper, check_stripper, probe_node
 from .protocol import FILE_BYTES, RuntimeLimits
-from .sandbox import PIDS_MAX, Launcher, children, image_launcher
+from .sandbox import Launcher, children, image_launcher
 from .workers import READ, WRITE, Started, start_worker
 
 DIE_WITH_HOST = """\
@@ -63,8 +63,8 @@ class TypeScriptRuntime(WorkerRuntime):
     setting. `node` is the binary (default: `node` on PATH). `stripper` says how types are
     stripped: "auto" (Node's own where it has it, else the `typescript` package), "node" or
     "typescript" (its `transpileModule`, which also compiles enums and namespaces).
-    `typescript` is the package's directory (default: resolved from the working
-    directory)."""
+    `typescript` is the package's directory (default: the Node installation's global
+    package; never the working directory's)."""
 
     language = "typescript"
 
@@ -85,7 +85,7 @@ class TypeScriptRuntime(WorkerRuntime):
         """The Node in use, once the first run has probed it."""
 
     def _make_launcher(self) -> Launcher:
-        install = probe_node(self.node, self.typescript, Path.cwd(), self.stripper)
+        install = probe_node(self.node, self.typescript, self.stripper)
         chosen = image_launcher(self.sandbox, install.image(WORKER))
         self.install = install
         if not chosen.sandboxed:  # started through DIE_WITH_HOST, a Python program
@@ -105,9 +105,9 @@ class TypeScriptRuntime(WorkerRuntime):
         if not chosen.sandboxed:
             host = ["-I", "-S", "-c", DIE_WITH_HOST, str(os.getpid()), install.executable]
             arguments = [*host, *arguments]
-        started = await start_worker(chosen, arguments, worker_environment())
+        started = await start_worker(chosen, arguments, worker_environment(), self.limits)
         try:
-            limit_tree(started.process.pid, self.limits, chosen.sandboxed)
+            limit_tree(started.process.pid, self.limits, chosen.sandboxed, chosen.run_as)
         except OSError as error:
             started.dispose()
             raise OSError(f"the worker's limits could not be set: {error}") from None
@@ -123,28 +123,70 @@ class TypeScriptRuntime(WorkerRuntime):
         return None
 
 
-def limit_tree(root: int, limits: RuntimeLimits, sandboxed: bool) -> None:
+def limit_tree(
+    root: int, limits: RuntimeLimits, sandboxed: bool, run_as: tuple[int, int] | None = None
+) -> None:
     """Set the run's rlimits on `root` and its descendants (the sandbox's processes and the
     worker). CPU seconds and address space count from now: each process may use
     `cpu_seconds` more than it has used to start, and map `memory_bytes` more than it holds
     (Node reserves 0.7 to 10 GB of address space it does not use, depending on its version
-    and whether WebAssembly is loaded)."""
+    and whether WebAssembly is loaded). A root host whose sandbox runs as `run_as` and that
+    lacks CAP_SYS_RESOURCE (as in many containers) sets them as that uid."""
     if not hasattr(resource, "prlimit"):
         return  # not Linux: only the V8 heap limit and the wall clock apply
     settings = [(resource.RLIMIT_CORE, 0)]
     if sandboxed:  # inside its user namespace RLIMIT_NPROC counts the sandbox's processes
-        settings += [(resource.RLIMIT_NPROC, PIDS_MAX), (resource.RLIMIT_FSIZE, FILE_BYTES)]
+        settings += [
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_FSIZE, FILE_BYTES),
+        ]
+    plan: list[tuple[int, list[tuple[int, int, int]]]] = []
     pending = [root]
     while pending:
         pid = pending.pop()
         used, mapped = _usage(pid)
         cpu = limits.cpu_seconds + math.ceil(used)
-        resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
         address_space = mapped + limits.memory_bytes
-        resource.prlimit(pid, resource.RLIMIT_AS, (address_space, address_space))
-        for which, value in settings:
-            resource.prlimit(pid, which, (value, value))
+        each = [
+            (resource.RLIMIT_CPU, cpu, cpu + 1),
+            (resource.RLIMIT_AS, address_space, address_space),
+            *((which, value, value) for which, value in settings),
+        ]
+        try:
+            _apply(pid, each)
+        except PermissionError:
+            if run_as is None:
+                raise
+            plan.append((pid, each))
         pending.extend(children(pid))
+    if plan:
+        _apply_as(run_as, plan)  # type: ignore[arg-type]
+
+
+def _apply(pid: int, settings: list[tuple[int, int, int]]) -> None:
+    for which, soft, hard in settings:
+        resource.prlimit(pid, which, (soft, hard))
+
+
+def _apply_as(run_as: tuple[int, int], plan: list[tuple[int, list[tuple[int, int, int]]]]) -> None:
+    """`_apply` from a child that takes the sandbox's uid and gid: lowering a limit of a
+    process of one's own uid needs no capability."""
+    uid, gid = run_as
+    child = os.fork()
+    if child == 0:
+        status = 1
+        try:
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+            for pid, settings in plan:
+                _apply(pid, settings)
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(child, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        raise PermissionError(f"the limits could not be set as uid {uid}")
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")

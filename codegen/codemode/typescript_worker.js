@@ -45,7 +45,11 @@
   // --- the channel -------------------------------------------------------------------------
 
   function send(message) {
-    const data = fromString(stringify(message) + "\n", "utf8");
+    sendText(stringify(message));
+  }
+
+  function sendText(text) {
+    const data = fromString(text + "\n", "utf8");
     let offset = 0;
     while (offset < data.length) {
       try {
@@ -169,14 +173,22 @@
         if (arguments.length > 1) throw new TypeError(`${name}: pass one object of arguments`);
         const value = args === undefined ? {} : args;
         checkJson(value, "$", 0);
-        const id = ++nextId;
         const site = {}; // where the program called: a failure's stack points there
         Error.captureStackTrace(site, bound);
+        const encoded = stringify(value);
+        const size = byteLength(encoded, "utf8");
+        if (argumentLimit && size > argumentLimit) {
+          const message =
+            `the arguments are ${size} bytes of JSON; a tool call may carry at most ` +
+            `${argumentLimit} (pass a smaller value, or split the work)`;
+          throw failed(name, message, site);
+        }
+        const id = ++nextId;
         const promise = new Promise((resolve, reject) => {
           pending.set(id, { resolve, reject, site });
         });
         promise.catch(() => {}); // a call never awaited is not an unhandled rejection
-        send({ type: "call", id, name, args: value });
+        sendText(`{"type":"call","id":${id},"name":${stringify(name)},"args":${encoded}}`);
         return promise;
       };
     }
@@ -184,7 +196,8 @@
     function binding(name) {
       if (name === "run_code") throw new TypeError("run_code cannot be called from a program");
       if (!known.has(name)) {
-        const available = listed.join(", ") || "none";
+        const more = listed.length > 20 ? `, and ${listed.length - 20} more` : "";
+        const available = (listed.slice(0, 20).join(", ") || "none") + more;
         throw new TypeError(`no tool named ${stringify(name)} (available: ${available})`);
       }
       let bound = bindings.get(name);
@@ -225,6 +238,17 @@
   // --- printed output ----------------------------------------------------------------------
 
   let outputLimit = 0;
+  let argumentLimit = 0;
+
+  // At most `limit` bytes of UTF-8 (0: no limit), with a note of what was cut.
+  function cut(text, limit) {
+    if (!limit || text.length <= limit / 4) return text;
+    const data = fromString(text, "utf8");
+    if (data.length <= limit) return text;
+    const kept = data.subarray(0, Math.max(0, limit - 64)).toString("utf8").replace(/\uFFFD$/, "");
+    const more = data.length - byteLength(kept, "utf8");
+    return `${kept}... [cut: ${more.toLocaleString("en-US")} more bytes]`;
+  }
   let printed = 0;
   let partial = [];
 
@@ -326,8 +350,8 @@
   }
 
   function describe(error) {
-    if (!(error instanceof Error)) return `Uncaught ${inspect(error)}`;
-    let head = error.message ? `${error.name}: ${error.message}` : error.name;
+    if (!(error instanceof Error)) return cut(`Uncaught ${inspect(error)}`, outputLimit);
+    let head = cut(error.message ? `${error.name}: ${error.message}` : error.name, outputLimit);
     if (error.code === "ERR_ACCESS_DENIED") {
       const refused = "run_code programs may not start processes, worker threads or addons";
       head += ` (${error.permission}: ${refused})`;
@@ -358,11 +382,12 @@
 
   let finished = false;
 
-  function finish(message) {
+  function finish(message, text) {
     if (finished) return;
     finished = true;
     flush();
-    send(message);
+    if (text === undefined) send(message);
+    else sendText(text);
     exit(0);
   }
 
@@ -372,6 +397,7 @@
 
   function run(start) {
     outputLimit = Number((start.limits || {}).output_bytes) || 0;
+    argumentLimit = Number((start.limits || {}).argument_bytes) || 0;
     capture();
     process.on("uncaughtException", fail);
     process.on("unhandledRejection", fail);
@@ -392,7 +418,12 @@
           const message = `the program returned a value that is not JSON: ${problem.message}`;
           return finish({ type: "error", kind: "invalid-output", message });
         }
-        finish({ type: "done", result: value });
+        const encoded = stringify(value);
+        if (outputLimit && printed + byteLength(encoded, "utf8") > outputLimit) {
+          const message = `the program printed and returned more than ${outputLimit} bytes`;
+          return finish({ type: "error", kind: "output-limit", message });
+        }
+        finish(null, `{"type":"done","result":${encoded}}`);
       }, fail);
   }
 

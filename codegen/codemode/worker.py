@@ -50,9 +50,14 @@ class _Channel:
         """The pieces of a line not finished yet: each byte is copied once, when it ends."""
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self.next_id = 0
+        self.argument_bytes = 0
+        """The largest arguments a call may carry (0: no limit); the host refuses more."""
 
     def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, ensure_ascii=False, allow_nan=False) + "\n").encode()
+        self.send_text(json.dumps(message, ensure_ascii=False, allow_nan=False))
+
+    def send_text(self, text: str) -> None:
+        data = (text + "\n").encode("utf-8", "surrogatepass")
         view = memoryview(data)
         while view:
             written = os.write(self.write_fd, view)
@@ -139,8 +144,7 @@ class _Tools:
         if name == "run_code":
             raise AttributeError("run_code cannot be called from a program")
         if name not in self._names:
-            known = ", ".join(sorted(self._names)) or "none"
-            raise AttributeError(f"no tool named {name!r} (available: {known})")
+            raise AttributeError(f"no tool named {name!r} (available: {_listing(self._names)})")
         channel = self._channel
 
         def call(args: Any = None, /, **kwargs: Any) -> asyncio.Future[Any]:
@@ -148,10 +152,19 @@ class _Tools:
                 raise TypeError(f"{name}: pass one dict of arguments or keywords, not both")
             arguments = kwargs if args is None else args
             _check_json(arguments)
+            encoded = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+            size = len(encoded.encode("utf-8", "surrogatepass"))
+            if channel.argument_bytes and size > channel.argument_bytes:
+                raise ToolCallError(
+                    name,
+                    f"the arguments are {size} bytes of JSON; a tool call may carry at most "
+                    f"{channel.argument_bytes} (pass a smaller value, or split the work)",
+                )
             future = asyncio.get_event_loop().create_future()
             channel.next_id += 1
             channel.pending[channel.next_id] = future
-            channel.send({"type": "call", "id": channel.next_id, "name": name, "args": arguments})
+            head = json.dumps({"type": "call", "id": channel.next_id, "name": name})
+            channel.send_text(head[:-1] + ', "args": ' + encoded + "}")
             return future
 
         call.__name__ = name
@@ -296,13 +309,35 @@ def _set_limits(limits: dict[str, Any]) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
 
 
-def _traceback_text(error: BaseException) -> str:
+def _listing(names: frozenset[str], shown: int = 20) -> str:
+    """The first `shown` names, sorted, and how many more there are."""
+    ordered = sorted(names)
+    text = ", ".join(ordered[:shown]) or "none"
+    return text + (f", and {len(ordered) - shown} more" if len(ordered) > shown else "")
+
+
+def _cut(text: str, limit: int) -> str:
+    """At most `limit` bytes of UTF-8 (0: no limit), with a note of what was cut."""
+    if not limit or len(text) <= limit // 4:
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    kept = data[: max(0, limit - 64)].decode("utf-8", "ignore")
+    return f"{kept}... [cut: {len(data) - len(kept.encode('utf-8')):,} more bytes]"
+
+
+def _traceback_text(error: BaseException, limit: int = 0) -> str:
     import traceback
 
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<program>"]
-    lines = [f"  line {(frame.lineno or 1) - 1}, in the program" for frame in frames]
+    lines = [f"  line {(frame.lineno or 1) - 1}, in the program" for frame in frames][-20:]
     name = type(error).__name__
-    text = f"{name}: {error}" if str(error) else name
+    try:
+        said = str(error)
+    except Exception:
+        said = "<unprintable error>"
+    text = _cut(f"{name}: {said}" if said else name, limit)
     return "\n".join(["Traceback (most recent call last):", *lines, text]) if lines else text
 
 
@@ -356,9 +391,12 @@ def main() -> None:
         lines = channel.feed(chunk)
     # Nothing but `start` can come first: no call has been made, so no result is due.
     start = json.loads(lines[0])
-    _set_limits(start.get("limits", {}))
+    limits = start.get("limits", {})
+    _set_limits(limits)
     _refuse_processes()
-    logs = _Logs(channel, int(start.get("limits", {}).get("output_bytes") or 0))
+    channel.argument_bytes = int(limits.get("argument_bytes") or 0)
+    output_bytes = int(limits.get("output_bytes") or 0)
+    logs = _Logs(channel, output_bytes)
     sys.stdout = sys.stderr = logs
     asyncio.set_event_loop(loop)
     loop.add_reader(read_fd, channel.on_readable)
@@ -379,7 +417,13 @@ def main() -> None:
                 }
             )
             return
-        channel.send({"type": "done", "result": value})
+        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        size = len(encoded.encode("utf-8", "surrogatepass"))
+        if output_bytes and logs.total + size > output_bytes:
+            message = f"the program printed and returned more than {output_bytes} bytes"
+            channel.send({"type": "error", "kind": "output-limit", "message": message})
+            return
+        channel.send_text('{"type": "done", "result": ' + encoded + "}")
     except SyntaxError as error:
         logs.flush_partial()
         where = f" (line {error.lineno - 1})" if error.lineno else ""
@@ -397,7 +441,9 @@ def main() -> None:
         )
     except BaseException as error:
         logs.flush_partial()
-        channel.send({"type": "error", "kind": "exception", "message": _traceback_text(error)})
+        channel.send(
+            {"type": "error", "kind": "exception", "message": _traceback_text(error, output_bytes)}
+        )
 
 
 if __name__ == "__main__":

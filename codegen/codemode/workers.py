@@ -17,7 +17,9 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from .sandbox import PIDS_MAX, Launcher, PidsCgroup, children
+from .cgroups import RunCgroup
+from .protocol import RuntimeLimits
+from .sandbox import TMP_BYTES, Launcher, children
 
 READ, WRITE = "{read}", "{write}"
 """Placeholders for the worker's channel descriptors in its arguments."""
@@ -30,7 +32,7 @@ class Started:
     process: asyncio.subprocess.Process
     to_worker: int
     from_worker: int
-    cgroup: PidsCgroup | None
+    cgroup: RunCgroup | None
     loop: asyncio.AbstractEventLoop
     owned: bool = field(default=False)
     """True once a run has taken it (and with it the duty to dispose of it)."""
@@ -98,7 +100,7 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def remove_later(cgroup: PidsCgroup, loop: asyncio.AbstractEventLoop, tries: int = 100) -> None:
+def remove_later(cgroup: RunCgroup, loop: asyncio.AbstractEventLoop, tries: int = 100) -> None:
     """Remove a cgroup once its processes have exited (SIGKILLed processes take a moment)."""
     if cgroup.remove() or tries <= 0 or loop.is_closed():
         return
@@ -106,11 +108,16 @@ def remove_later(cgroup: PidsCgroup, loop: asyncio.AbstractEventLoop, tries: int
 
 
 async def start_worker(
-    launcher: Launcher, arguments: Sequence[str], environment: dict[str, str]
+    launcher: Launcher,
+    arguments: Sequence[str],
+    environment: dict[str, str],
+    limits: RuntimeLimits | None = None,
 ) -> Started:
     """Start one worker. `arguments` follow the interpreter; the arguments `READ` and
-    `WRITE` stand for the worker's ends of its channel. Cancelled, it leaves no
-    process and no descriptor behind."""
+    `WRITE` stand for the worker's ends of its channel. In a sandbox the worker's tree
+    moves into a cgroup of its own once ready: at most `limits.processes` processes, and
+    `limits.memory_bytes` plus its `/tmp` for the whole run. Cancelled, it leaves no process
+    and no descriptor behind."""
     to_worker_read, to_worker_write = os.pipe()
     try:
         from_worker_read, from_worker_write = os.pipe()
@@ -141,7 +148,10 @@ async def start_worker(
         for fd in ours:
             os.close(fd)
         raise
-    cgroup = PidsCgroup.create(PIDS_MAX) if launcher.sandboxed else None
+    cgroup = None
+    if launcher.sandboxed:
+        limits = limits or RuntimeLimits()
+        cgroup = RunCgroup.create(limits.processes, limits.memory_bytes + TMP_BYTES)
     if cgroup is not None:
         cgroup.add(process.pid)  # the whole tree exists now, and forks nothing until its run
     return Started(process, to_worker_write, from_worker_read, cgroup, asyncio.get_running_loop())
@@ -152,18 +162,23 @@ async def _spawn(
 ) -> asyncio.subprocess.Process:
     """Start the worker through `launcher` with `inherited` as the only descriptors it gets
     besides 0-2, then close (and forget) the host's copies of them."""
+    spawn = None
     try:
+        spawn = launcher.spawn(arguments, environment)
         return await asyncio.create_subprocess_exec(
-            *launcher.argv(arguments, environment),
+            *spawn.argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
             env=environment,
-            pass_fds=tuple(inherited),
+            pass_fds=(*inherited, *spawn.descriptors),
             close_fds=True,
             start_new_session=True,
+            **spawn.credentials,
         )
     finally:
+        if spawn is not None:
+            spawn.close()
         _close_all(inherited)
 
 

@@ -11,11 +11,12 @@ whole upstream.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..codemode.jsonvalue import thaw
+from ..codemode.jsonvalue import is_large, thaw
 from ..codemode.registry import ToolSpec
 from ..namespaces import namespaced
 from .config import Upstream
@@ -40,7 +41,8 @@ def _always(value: bool) -> Callable[[Any], bool]:
 
 def _handler(call: Caller, name: str) -> Callable[[Any, Any], Awaitable[Any]]:
     async def handler(arguments: Any, context: Any) -> Any:
-        return await call(name, thaw(arguments))
+        plain = await asyncio.to_thread(thaw, arguments) if is_large(arguments) else thaw(arguments)
+        return await call(name, plain)
 
     return handler
 

@@ -1,0 +1,613 @@
+"""The escape probes of the Code Mode audit: hostile programs in both languages, and what
+each must show.
+
+`run_all(language, sandbox, options)` runs every probe through a real runtime and returns
+plain JSON outcomes, so a host that runs as another uid (`unprivileged.py`) can report them;
+`problems(name, outcome, context)` says what is wrong with one outcome. The probes:
+
+- `sysctl`: the kernel's settings (`/proc/sys/kernel/core_pattern`, which runs a program as
+  root on a crash) and every other non-process `/proc` file, opened for writing (and closed
+  without writing: the hole is open if the open succeeds);
+- `identity`: the program's credentials, capabilities, no-new-privileges bit, system-call
+  filter, and whether it can open another process's descriptors, root, memory or
+  environment (pid 1 is the sandbox's own launcher);
+- `host_view`: from the host, during a tool call, every process of the sandbox: none runs as
+  the host's uid 0 or in its group 0;
+- `seccomp` (Python): each denied system call answers the filter's errno, clone with a
+  namespace flag and unshare are refused, fork and threads still work;
+- `fill`: writes to `/dev/shm`, `/dev`, `/`, `/proc` and `/tmp`: only `/tmp` takes data,
+  at most its size;
+- `memory`: several processes (Python) or buffers (TypeScript) each holding memory: what the
+  run holds at once stays within its stated bound;
+- `big_error`: an exception with a 50 MB message: the run's error text is cut to the output
+  limit, with a note;
+- `big_arguments`: a tool call with 2,000,000 elements: refused in the program with the limit
+  named, the host's tool never called;
+- `raw_frame`: 16 MiB written straight to the channel, around the worker: the run ends at
+  once with the message size named, the host's tool never called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+MIB = 1024 * 1024
+PROBE_LIMITS = {
+    "timeout": 60.0,
+    "memory_bytes": 256 * MIB,
+    "output_bytes": MIB,
+    "argument_bytes": MIB,
+}
+"""The limits every probe runs with (the audit's 256 MB memory limit)."""
+HOLD_MIB = 160
+"""Memory each process of the `memory` probe holds."""
+
+_WALK_PROC_PY = """
+def writable_proc():
+    import os
+    found = []
+    for entry in sorted(os.listdir("/proc")):
+        if entry.isdigit() or entry in ("self", "thread-self"):
+            continue
+        top = "/proc/" + entry
+        paths = [top]
+        if os.path.isdir(top) and not os.path.islink(top):
+            paths = []
+            for root, folders, files in os.walk(top):
+                paths += [os.path.join(root, name) for name in files]
+        for path in paths:
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:
+                continue
+            os.close(fd)
+            found.append(path)
+    return found
+"""
+
+_WALK_PROC_TS = """
+function writableProc(fs: any): string[] {
+  const found: string[] = [];
+  const visit = (path: string) => {
+    let stat;
+    try { stat = fs.lstatSync(path); } catch { return; }
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      let names: string[] = [];
+      try { names = fs.readdirSync(path); } catch { return; }
+      for (const name of names) visit(`${path}/${name}`);
+      return;
+    }
+    try {
+      const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+      fs.closeSync(fd);
+      found.push(path);
+    } catch {}
+  };
+  for (const entry of fs.readdirSync("/proc").sort()) {
+    if (/^[0-9]+$/.test(entry) || entry === "self" || entry === "thread-self") continue;
+    visit(`/proc/${entry}`);
+  }
+  return found;
+}
+"""
+
+SETTINGS = (
+    "/proc/sys/kernel/core_pattern",
+    "/proc/sys/kernel/modprobe",
+    "/proc/sys/vm/drop_caches",
+    "/proc/sysrq-trigger",
+)
+
+
+def _programs() -> dict[str, dict[str, str]]:
+    settings = json.dumps(list(SETTINGS))
+    return {
+        "sysctl": {
+            "python": _WALK_PROC_PY
+            + f"""
+import os
+opened = {{}}
+for path in {settings}:
+    try:
+        os.close(os.open(path, os.O_WRONLY))
+        opened[path] = "writable"
+    except OSError as error:
+        opened[path] = error.errno
+return {{"settings": opened, "writable": writable_proc()}}
+""",
+            "typescript": _WALK_PROC_TS
+            + f"""
+const fs = await import("node:fs");
+const opened: Record<string, string | number> = {{}};
+for (const path of {settings}) {{
+  try {{ fs.closeSync(fs.openSync(path, "w")); opened[path] = "writable"; }}
+  catch (error: any) {{ opened[path] = error.errno ?? String(error); }}
+}}
+return {{ settings: opened, writable: writableProc(fs) }};
+""",
+        },
+        "identity": {
+            "python": """
+import os
+status = dict(line.split(":\\t", 1) for line in open("/proc/self/status").read().splitlines() if ":\\t" in line)
+reach = {}
+for what in ("fd", "root", "environ", "mem"):
+    path = "/proc/1/" + what
+    try:
+        os.listdir(path) if what in ("fd", "root") else open(path, "rb").read(1)
+        reach[what] = "open"
+    except OSError as error:
+        reach[what] = type(error).__name__
+return {"status": status, "pid1": reach}
+""",
+            "typescript": """
+const fs = await import("node:fs");
+const status: Record<string, string> = {};
+for (const line of fs.readFileSync("/proc/self/status", "utf8").split("\\n")) {
+  const at = line.indexOf(":\\t");
+  if (at > 0) status[line.slice(0, at)] = line.slice(at + 2);
+}
+const reach: Record<string, string> = {};
+for (const what of ["fd", "root", "environ", "mem"]) {
+  const path = `/proc/1/${what}`;
+  try {
+    if (what === "fd" || what === "root") fs.readdirSync(path);
+    else { const fd = fs.openSync(path, "r"); fs.readSync(fd, Buffer.alloc(1)); fs.closeSync(fd); }
+    reach[what] = "open";
+  } catch (error: any) { reach[what] = error.code ?? String(error); }
+}
+return { status, pid1: reach };
+""",
+        },
+        "host_view": {
+            "python": "return await tools.host_view({})",
+            "typescript": "return await tools.host_view({});",
+        },
+        "fill": {
+            "python": f"""
+import os
+written = {{}}
+chunk = b"x" * {MIB}
+for path in ("/dev/shm/fill", "/dev/fill", "/fill", "/proc/fill", "/tmp/fill"):
+    total = 0
+    try:
+        with open(path, "wb", buffering=0) as file:
+            for _ in range(128):
+                total += file.write(chunk)
+    except OSError:
+        pass
+    written[path] = total
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+return written
+""",
+            "typescript": f"""
+const fs = await import("node:fs");
+const written: Record<string, number> = {{}};
+const chunk = Buffer.alloc({MIB}, 120);
+for (const path of ["/dev/shm/fill", "/dev/fill", "/fill", "/proc/fill", "/tmp/fill"]) {{
+  let total = 0;
+  try {{
+    const fd = fs.openSync(path, "w");
+    try {{ for (let i = 0; i < 128; i++) total += fs.writeSync(fd, chunk); }}
+    finally {{ fs.closeSync(fd); }}
+  }} catch {{}}
+  written[path] = total;
+  try {{ fs.unlinkSync(path); }} catch {{}}
+}}
+return written;
+""",
+        },
+        "memory": {
+            "python": f"""
+import os, posix, select, signal, time
+read, write = os.pipe()
+children = []
+for _ in range(5):
+    pid = posix.fork()
+    if pid == 0:
+        try:
+            held = b"x" * ({HOLD_MIB} * 1024 * 1024)
+            os.write(write, b"1")
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    children.append(pid)
+os.close(write)
+holding = 0
+deadline = time.monotonic() + 8
+while time.monotonic() < deadline and holding < len(children):
+    if select.select([read], [], [], 0.2)[0]:
+        got = os.read(read, 16)
+        if not got:
+            break
+        holding += len(got)
+    alive = 0
+    for pid in children:
+        try:
+            os.kill(pid, 0)
+            alive += 1
+        except OSError:
+            pass
+    if alive == 0:
+        break
+time.sleep(1)
+living = 0
+for pid in children:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        living += done == 0
+    except ChildProcessError:
+        pass
+for pid in children:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+return {{"reported": holding, "living": living, "each_mib": {HOLD_MIB}}}
+""",
+            "typescript": f"""
+const held: Buffer[] = [];
+try {{
+  for (let i = 0; i < 40; i++) held.push(Buffer.alloc(64 * 1024 * 1024, 1));
+}} catch (error) {{}}
+return {{ held_mib: held.length * 64 }};
+""",
+        },
+        "big_error": {
+            "python": 'raise Exception("A" * 50_000_000)',
+            "typescript": 'throw new Error("A".repeat(50_000_000));',
+        },
+        "big_arguments": {
+            "python": """
+try:
+    await tools.echo({"a": [0] * 2_000_000})
+except ToolCallError as error:
+    return str(error)
+return "sent"
+""",
+            "typescript": """
+try {
+  await tools.echo({ a: new Array(2_000_000).fill(0) });
+} catch (error) {
+  return (error as Error).message;
+}
+return "sent";
+""",
+        },
+        "raw_frame": {
+            "python": """
+import os, sys, time
+frame = b'{"type": "call", "id": 1, "name": "echo", "args": [' + b"0," * (8 * 1024 * 1024) + b"0]}\\n"
+os.write(int(sys.argv[2]), frame)
+time.sleep(50)
+""",
+            "typescript": """
+const fs = await import("node:fs");
+const body = "0,".repeat(8 * 1024 * 1024);
+const frame = Buffer.from(`{"type":"call","id":1,"name":"echo","args":[${body}0]}\\n`);
+let offset = 0;
+const fd = Number(process.argv[3]);
+while (offset < frame.length) {
+  try { offset += fs.writeSync(fd, frame, offset); } catch (error: any) { if (error.code !== "EAGAIN") break; }
+}
+await new Promise((resolve) => setTimeout(resolve, 50000));
+""",
+        },
+    }
+
+
+PROGRAMS = _programs()
+SECCOMP_PROGRAM = """
+import ctypes, errno, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+answers = {}
+def ask(number, *arguments):
+    ctypes.set_errno(0)
+    result = libc.syscall(ctypes.c_long(number), *[ctypes.c_long(a) for a in arguments])
+    return ctypes.get_errno() if result == -1 else "returned"
+for name, (number, _) in DENIED.items():
+    if name in ("clone", "reboot", "vhangup", "syslog", "acct"):
+        continue  # asked below with arguments that cannot do harm
+    arguments = {
+        "ptrace": (16, 999999, 0, 0),
+        "unshare": (0x10000000,),
+        "setns": (-1, 0x10000000),
+        "pidfd_getfd": (-1, 0, 0),
+        "io_uring_setup": (0, 0),
+        "userfaultfd": (0,),
+    }.get(name, (-1, 0, 0, 0, 0))
+    answers[name] = ask(number, *arguments)
+answers["reboot"] = ask(DENIED["reboot"][0], 0, 0, 0, 0)
+answers["syslog"] = ask(DENIED["syslog"][0], 3, 0, 0)
+answers["clone_newuser"] = ask(CLONE, 0x10000000 | 17, 0, 0, 0, 0)
+answers["newest_plus_one"] = ask(NEWEST + 1, 0, 0)
+import posix
+pid = posix.fork()
+if pid == 0:
+    os._exit(7)
+_, status = os.waitpid(pid, 0)
+answers["fork"] = os.WEXITSTATUS(status)
+box = []
+thread = threading.Thread(target=lambda: box.append("ran"))
+thread.start(); thread.join()
+answers["thread"] = box
+return answers
+"""
+
+
+def seccomp_program() -> str:
+    """The `seccomp` probe with this machine's numbers (`codegen.codemode.seccomp`)."""
+    from codegen.codemode.seccomp import NEWEST, architecture, denied_numbers
+
+    arch = architecture()
+    clone = arch.numbers["clone"] if arch is not None else -1
+    head = f"DENIED = {json.dumps(denied_numbers())}\nCLONE = {clone}\nNEWEST = {NEWEST}\n"
+    return head + SECCOMP_PROGRAM
+
+
+def probe_names(language: str) -> list[str]:
+    names = list(PROGRAMS)
+    return [*names, "seccomp"] if language == "python" else names
+
+
+def _host_view() -> dict[str, Any]:
+    """Every descendant of this process that runs in another pid namespace (inside a
+    sandbox), or is bubblewrap itself, with its ids as the host sees them."""
+    from codegen.codemode.workers import descendants
+
+    found: dict[str, Any] = {}
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/status") as file:
+                lines = file.read().splitlines()
+        except OSError:
+            continue
+        status = dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+        inside = len(status.get("NSpid", "").split()) > 1
+        if inside or status.get("Name") == "bwrap":
+            found[str(pid)] = {
+                "name": status.get("Name"),
+                "uid": status.get("Uid", "").split(),
+                "gid": status.get("Gid", "").split(),
+                "groups": status.get("Groups", "").split(),
+                "inside": inside,
+            }
+    return found
+
+
+async def _run_one(runtime: Any, program: str) -> dict[str, Any]:
+    from codegen.codemode.runtime import Bindings, CodeRunFailed
+    from codegen.codemode.signals import AbortController
+
+    echoed: list[int] = []
+
+    async def call(name: str, arguments: Any) -> Any:
+        if name == "host_view":
+            return _host_view()
+        echoed.append(len(json.dumps(arguments)))
+        return {"echoed": True}
+
+    bindings = Bindings(("echo", "host_view"), call)
+    try:
+        output = await runtime.run(program, bindings, AbortController().signal)
+    except CodeRunFailed as failure:
+        return {
+            "ok": False,
+            "kind": failure.kind,
+            "message": failure.message,
+            "text": str(failure),
+            "echoed": echoed,
+        }
+    result = output.result
+    return {"ok": True, "result": None if result is _missing() else result, "echoed": echoed}
+
+
+def _missing() -> Any:
+    from codegen.codemode.runtime import MISSING
+
+    return MISSING
+
+
+def make_runtime(language: str, sandbox: str, options: dict[str, Any]) -> Any:
+    from codegen.codemode.protocol import RuntimeLimits
+    from codegen.codemode.runtimes import runtime_for
+
+    return runtime_for(
+        language, RuntimeLimits(**PROBE_LIMITS), sandbox=sandbox, spare=False, **options
+    )
+
+
+def run_all(
+    language: str, sandbox: str, options: dict[str, Any], names: list[str] | None = None
+) -> dict[str, Any]:
+    """Every probe's outcome, and the context the checks need (what this host states as the
+    bound of a run's memory)."""
+    from codegen.codemode.cgroups import run_memory_bound
+    from codegen.codemode.protocol import RuntimeLimits
+
+    async def all_probes() -> dict[str, Any]:
+        outcomes: dict[str, Any] = {}
+        runtime = make_runtime(language, sandbox, options)
+        try:
+            for name in names or probe_names(language):
+                program = seccomp_program() if name == "seccomp" else PROGRAMS[name][language]
+                outcomes[name] = await _run_one(runtime, program)
+        finally:
+            await runtime.aclose()
+        return outcomes
+
+    bound, how = run_memory_bound(RuntimeLimits(**PROBE_LIMITS))
+    return {
+        "outcomes": asyncio.run(all_probes()),
+        "context": {
+            "language": language,
+            "sandbox": sandbox,
+            "memory_bound": bound,
+            "memory_how": how,
+            "host_uid": os.geteuid(),
+        },
+    }
+
+
+# --- what each outcome must show --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Check:
+    problems: Callable[[dict[str, Any], dict[str, Any]], list[str]]
+
+
+def _result(outcome: dict[str, Any]) -> tuple[Any, list[str]]:
+    if not outcome["ok"]:
+        return None, [f"the probe failed: {outcome.get('text', '')[:500]}"]
+    return outcome["result"], []
+
+
+def _sysctl(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    result, problems = _result(outcome)
+    if problems:
+        return problems
+    opened = [path for path, said in result["settings"].items() if said == "writable"]
+    return [f"writable: {path}" for path in opened + result["writable"]]
+
+
+def _identity(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    result, problems = _result(outcome)
+    if problems:
+        return problems
+    status = result["status"]
+    expected = {"NoNewPrivs": "1", "Seccomp": "2", "Groups": ""}
+    for key, value in expected.items():
+        if status.get(key, "").strip() != value:
+            problems.append(f"{key} is {status.get(key)!r}, expected {value!r}")
+    for key in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        if int(status.get(key, "1"), 16) != 0:
+            problems.append(f"{key} is {status.get(key)}")
+    if set(status.get("Uid", "").split()) != {"65534"}:
+        problems.append(f"uid {status.get('Uid')}")
+    opened = [what for what, said in result["pid1"].items() if said == "open"]
+    # bubblewrap's pid 1 is dumpable by design; it holds nothing of the host
+    if context["sandbox"] == "namespaces" and opened:
+        problems.append(f"pid 1's {opened} open to the program")
+    if "mem" in opened:
+        problems.append("pid 1's memory open to the program")
+    return problems
+
+
+def _host_view_check(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    result, problems = _result(outcome)
+    if problems:
+        return problems
+    if not any(each["inside"] for each in result.values()):
+        return ["no sandboxed process seen from the host"]
+    for pid, each in result.items():
+        if "0" in each["uid"] or "0" in each["gid"] or "0" in each["groups"]:
+            problems.append(f"{each['name']} ({pid}) runs as {each['uid']}/{each['gid']}")
+    return problems
+
+
+def _seccomp(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    import errno
+
+    from codegen.codemode.seccomp import denied_numbers
+
+    result, problems = _result(outcome)
+    if problems:
+        return problems
+    for name, (_, wanted) in denied_numbers().items():
+        if name in result and result[name] != wanted:
+            problems.append(f"{name} answered {result[name]}, expected errno {wanted}")
+    for name, wanted in (("clone_newuser", errno.EPERM), ("newest_plus_one", errno.ENOSYS)):
+        if result[name] != wanted:
+            problems.append(f"{name} answered {result[name]}, expected errno {wanted}")
+    if result["fork"] != 7 or result["thread"] != ["ran"]:
+        problems.append(f"fork or threads broken: {result['fork']}, {result['thread']}")
+    return problems
+
+
+def _fill(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    from codegen.codemode.sandbox import TMP_BYTES
+
+    result, problems = _result(outcome)
+    if problems:
+        return problems
+    for path, written in result.items():
+        bound = TMP_BYTES if path.startswith("/tmp/") else 0
+        if written > bound:
+            problems.append(f"{path} took {written} bytes (at most {bound})")
+    return problems
+
+
+def _memory(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    if not outcome["ok"]:
+        text = outcome.get("message", "")
+        return [] if "out of memory" in text else [f"the probe failed: {text[:300]}"]
+    result = outcome["result"]
+    held = (
+        result["held_mib"]
+        if "held_mib" in result
+        else min(result["reported"], result["living"]) * result["each_mib"]
+    )
+    if held * MIB > context["memory_bound"]:
+        return [f"held {held} MiB at once, over the stated bound ({context['memory_how']})"]
+    return []
+
+
+def _big_error(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    if outcome["ok"]:
+        return ["the program did not fail"]
+    size = len(outcome["text"].encode())
+    problems = []
+    if size > PROBE_LIMITS["output_bytes"] + 4096:
+        problems.append(f"the error text is {size} bytes")
+    if "cut" not in outcome["message"]:
+        problems.append("no note of what was cut")
+    return problems
+
+
+def _big_arguments(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    result, problems = _result(outcome)
+    if problems:
+        return problems
+    if outcome["echoed"]:
+        problems.append(f"the tool was called with {outcome['echoed']} bytes")
+    if f"at most {PROBE_LIMITS['argument_bytes']}" not in str(result):
+        problems.append(f"the program was not told the limit: {str(result)[:200]}")
+    return problems
+
+
+def _raw_frame(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    if outcome["ok"]:
+        return ["the run did not fail"]
+    problems = []
+    if outcome["echoed"]:
+        problems.append(f"the tool was called with {outcome['echoed']} bytes")
+    if outcome["kind"] != "invalid-output" or "larger than" not in outcome["message"]:
+        problems.append(f"ended as {outcome['kind']}: {outcome['message'][:200]}")
+    return problems
+
+
+CHECKS: dict[str, Check] = {
+    "sysctl": Check(_sysctl),
+    "identity": Check(_identity),
+    "host_view": Check(_host_view_check),
+    "seccomp": Check(_seccomp),
+    "fill": Check(_fill),
+    "memory": Check(_memory),
+    "big_error": Check(_big_error),
+    "big_arguments": Check(_big_arguments),
+    "raw_frame": Check(_raw_frame),
+}
+
+
+def problems(name: str, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    return CHECKS[name].problems(outcome, context)
