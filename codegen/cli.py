@@ -400,16 +400,21 @@ def _add_serve_command(commands: Any) -> None:
         "serve",
         "run an MCP server that offers run_code over other MCP servers",
         'Start the MCP servers of an MCP client config ("mcpServers": stdio commands and '
-        "streamable HTTP urls, with per-server allow/deny and concurrency_safe) or of "
-        "[tool.codegen.serve] in pyproject.toml, and serve them as one MCP server in Code "
-        "Mode: under --mode code the client sees only run_code, whose programs call every "
-        "upstream tool through the generated SDK (names prefixed server__tool); under both, "
-        "the tools too. Serves over stdio (until stdin closes) or streamable HTTP with "
-        "--http HOST:PORT; Ctrl-C stops it and every server it started. Needs the MCP SDK: "
-        "pip install 'codegen[serve]'.",
+        "streamable HTTP urls, with per-server allow/deny and concurrency_safe; settings in a "
+        '"codegen" object beside it) and serve them as one MCP server in Code Mode: under '
+        "--mode code the client sees only run_code, whose programs call every upstream tool "
+        "through the generated SDK (names prefixed server__tool); under both, the tools too. "
+        "The config is the --config FILE (JSON, or a pyproject.toml with "
+        "[tool.codegen.serve]), else ~/.config/codegen/serve.json; nothing is read from the "
+        "working folder. Serves over stdio (until stdin closes) or streamable HTTP with "
+        "--http HOST:PORT (loopback only unless --http-allow-remote; every request needs the "
+        "bearer token printed at start, or $CODEGEN_SERVE_TOKEN); Ctrl-C stops it and every "
+        "server it started. Needs the MCP SDK: pip install 'codegen[serve]'.",
     )
     serve.add_argument(
-        "--config", metavar="FILE", help="MCP client config (JSON) or pyproject.toml"
+        "--config",
+        metavar="FILE",
+        help="MCP client config (JSON) or pyproject.toml (default: ~/.config/codegen/serve.json)",
     )
     serve.add_argument(
         "--mode", choices=("code", "both"), help="what tools/list offers (default: code)"
@@ -426,10 +431,52 @@ def _add_serve_command(commands: Any) -> None:
     serve.add_argument(
         "--sandbox",
         choices=("auto", "bubblewrap", "namespaces", "none"),
-        help="how programs are contained (default: [tool.codegen] sandbox, else auto)",
+        help="how programs are contained (default: the config's, else auto); none runs them "
+        "without isolation, with everything this process may reach",
+    )
+    serve.add_argument(
+        "--typescript",
+        metavar="DIR",
+        help="the typescript package for Node older than 22.13 (default: Node's global one)",
     )
     serve.add_argument(
         "--http", metavar="HOST:PORT", help="serve streamable HTTP at http://HOST:PORT/mcp"
+    )
+    serve.add_argument(
+        "--http-allow-remote",
+        action="store_true",
+        help="allow --http on an address other than loopback (the token is still required)",
+    )
+    serve.add_argument(
+        "--http-allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="a Host header clients may send besides the loopback names (repeatable)",
+    )
+    serve.add_argument(
+        "--http-allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="an Origin browsers may send besides the server's own (repeatable)",
+    )
+    limits = serve.add_argument_group(
+        "limits of each run (defaults: 60 s, 30 CPU s, 1GiB, 1MiB, 1MiB, 64, 8 runs, 16MiB)"
+    )
+    limits.add_argument("--timeout", metavar="SECONDS", help="wall clock of a run")
+    limits.add_argument("--cpu-seconds", metavar="N", help="CPU time of a run's worker")
+    limits.add_argument(
+        "--memory",
+        metavar="SIZE",
+        help="memory of each process, and of the whole run where a memory cgroup can be made",
+    )
+    limits.add_argument("--output", metavar="SIZE", help="printed output plus the result")
+    limits.add_argument("--arguments", metavar="SIZE", help="one tool call's arguments (JSON)")
+    limits.add_argument("--processes", metavar="N", help="processes and threads of a run")
+    limits.add_argument("--concurrent-runs", metavar="N", help="runs at the same time")
+    limits.add_argument(
+        "--upstream-message", metavar="SIZE", help="one message (a result) from an upstream"
     )
     serve.add_argument(
         "--print-config-example",

@@ -254,12 +254,12 @@ for pid in children:
         pass
 return {{"reported": holding, "living": living, "each_mib": {HOLD_MIB}}}
 """,
-            "typescript": f"""
+            "typescript": """
 const held: Buffer[] = [];
-try {{
+try {
   for (let i = 0; i < 40; i++) held.push(Buffer.alloc(64 * 1024 * 1024, 1));
-}} catch (error) {{}}
-return {{ held_mib: held.length * 64 }};
+} catch (error) {}
+return { held_mib: held.length * 64 };
 """,
         },
         "big_error": {

@@ -303,11 +303,6 @@ def test_missing_settings_are_usage_errors(
             "input_format",
             "unknown input format 'xml'",
         ),
-        (
-            'sources = ["tools"]\nout = "out"\nsandbox = "docker"\n',
-            "sandbox",
-            "unknown sandbox 'docker'",
-        ),
         ('sources = ["tools"]\nout = "out"\noutput = "x"\n', "output", "unknown key 'output'"),
         (
             'sources = ["tools"]\nout = "out"\ncatalogs = ["pdf"]\n',
@@ -449,13 +444,19 @@ def test_a_large_catalog_builds_quickly(
     assert (tmp_path / "out" / "tools.py").read_text().count("class Tool") >= 1500
 
 
-def test_the_sandbox_setting_is_read_from_the_table(tmp_path: Path) -> None:
+def test_a_sandbox_key_in_the_table_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    """A cloned repository controls its pyproject.toml: it never turns a sandbox off."""
     from codegen.workflow.config import load_config
 
     path = tmp_path / "pyproject.toml"
-    path.write_text('[tool.codegen]\nsandbox = "namespaces"\n')
+    path.write_text('[tool.codegen]\nsandbox = "none"\n')
     config = load_config(path)
-    assert config is not None and config.sandbox == "namespaces"
+    assert config is not None and not hasattr(config, "sandbox")
+    assert config.warnings == (
+        f"{path}: warning: [tool.codegen] 'sandbox' is ignored: a project's files never "
+        "choose how run_code programs are contained (a cloned repository controls them); "
+        "codegen serve takes --sandbox or its --config",
+    )
 
 
 def test_catalogs_setting_chooses_the_docs_catalogs(

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from escape_probes import problems, run_all
 from sandbox_checks import python_for, staged
-from typescript_nodes import SETUPS
 from unprivileged import run_as_user
+
+from typescript_nodes import SETUPS
 
 LANGUAGES = ("python", "typescript")
 SANDBOXES = ("bubblewrap", "namespaces")

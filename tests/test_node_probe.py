@@ -21,9 +21,9 @@ from codegen.codemode.node import (
     NodeUnavailable,
     find_typescript,
     permission_flag,
-    which,
     probe_node,
     strips_types,
+    which,
 )
 from codegen.codemode.protocol import RuntimeLimits
 from codegen.codemode.python_runtime import PythonRuntime

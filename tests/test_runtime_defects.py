@@ -239,9 +239,9 @@ def test_the_pending_call_table_holds_only_pending_calls(monkeypatch: pytest.Mon
     sizes: list[int] = []
     original = python_runtime._WorkerRun._call
 
-    def recording(self: Any, message: dict[str, Any]) -> None:
+    def recording(self: Any, message: dict[str, Any], size: int) -> None:
         sizes.append(len(self.calls))
-        original(self, message)
+        original(self, message, size)
 
     monkeypatch.setattr(python_runtime._WorkerRun, "_call", recording)
     tools, _ = code_registry(RuntimeLimits(timeout=60, max_pending_calls=3))

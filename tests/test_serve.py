@@ -26,6 +26,7 @@ from codegen.serve.config import (
     load_table,
     parse_address,
     parse_servers,
+    user_config,
 )
 from codegen.serve.tools import mount
 from conftest import ROOT
@@ -143,12 +144,15 @@ def test_pyproject_table(tmp_path: Path) -> None:
     path.write_text(
         "[tool.codegen]\nsandbox = 'none'\n"
         "[tool.codegen.serve]\nmode = 'both'\nlang = 'python'\nsdk = 'instructions'\n"
-        "http = '127.0.0.1:9000'\n"
+        "http = '127.0.0.1:9000'\nsandbox = 'namespaces'\n"
+        "[tool.codegen.serve.limits]\nmemory = '512MiB'\ntimeout = 5\n"
         "[tool.codegen.serve.mcpServers.time]\ncommand = 'mcp-server-time'\n"
     )
     config = load_table(path, "pyproject.toml")
     assert config is not None
     assert config.settings.mode == "both" and config.settings.sdk == "instructions"
+    assert config.settings.sandbox == "namespaces"
+    assert dict(config.settings.limits) == {"memory": 512 * 1024 * 1024, "timeout": 5.0}
     assert [u.prefix for u in config.upstreams] == ["time"]
     path.write_text(
         "[tool.codegen.serve]\nmode = 'native'\n[tool.codegen.serve.mcpServers.t]\ncommand = 'x'\n"
@@ -160,6 +164,76 @@ def test_pyproject_table(tmp_path: Path) -> None:
     path.write_text("[tool.codegen.serve]\nmodes = 'code'\n")
     with pytest.raises(InvalidInputError, match=r"/tool/codegen/serve/modes: error: unknown key"):
         load_table(path, "pyproject.toml")
+
+
+def _settings_problem(tmp_path: Path, settings: Any) -> str:
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}}, "codegen": settings}))
+    with pytest.raises(InvalidInputError) as raised:
+        load_servers_file(path, "c.json")
+    return str(raised.value)
+
+
+def test_settings_in_a_client_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEGEN_TEST_TOKEN", "t0ken")
+    path = tmp_path / "c.json"
+    settings = {
+        "mode": "both",
+        "sandbox": "bubblewrap",
+        "typescript": "/opt/ts",
+        "limits": {"output": "64KiB", "arguments": 2048, "concurrent_runs": 3, "timeout": 1.5},
+        "http_token": "${CODEGEN_TEST_TOKEN}",
+        "http_allowed_hosts": ["example.com"],
+        "http_allowed_origins": ["https://app.example.com"],
+    }
+    path.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}}, "codegen": settings}))
+    config = load_servers_file(path, "c.json").settings
+    assert config.mode == "both" and config.sandbox == "bubblewrap"
+    assert config.http_token == "t0ken" and config.typescript == "/opt/ts"
+    assert dict(config.limits) == {
+        "output": 65536,
+        "arguments": 2048,
+        "concurrent_runs": 3,
+        "timeout": 1.5,
+    }
+    assert config.http_allowed_hosts == ("example.com",)
+    assert "c.json:/codegen/sandbox: error: a config cannot turn the sandbox off" in (
+        _settings_problem(tmp_path, {"sandbox": "none"})
+    )
+    assert "c.json:/codegen/limits/memory: error: expected a size" in (
+        _settings_problem(tmp_path, {"limits": {"memory": "lots"}})
+    )
+    assert "c.json:/codegen/limits/processes: error: expected a whole number" in (
+        _settings_problem(tmp_path, {"limits": {"processes": 2.5}})
+    )
+    assert "c.json:/codegen/limits/speed: error: unknown limit" in (
+        _settings_problem(tmp_path, {"limits": {"speed": 1}})
+    )
+    assert "c.json:/codegen/colour: error: unknown setting" in (
+        _settings_problem(tmp_path, {"colour": "red"})
+    )
+
+
+def test_the_user_config_is_the_only_default() -> None:
+    assert user_config({"XDG_CONFIG_HOME": "/x"}) == Path("/x/codegen/serve.json")
+    assert user_config({}).parts[-3:] == (".config", "codegen", "serve.json")
+
+
+def test_messages_show_commands_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secret passed through `${VAR}` reaches the server, never stderr."""
+    monkeypatch.setenv("CODEGEN_TEST_SECRET", "s3cr3t-value")
+    upstreams = parse_servers(
+        {
+            "a": {"command": "srv", "args": ["--token", "${CODEGEN_TEST_SECRET}"]},
+            "b": {"url": "https://h/${CODEGEN_TEST_SECRET}/mcp"},
+        },
+        "c.json",
+        "/mcpServers",
+    )
+    assert upstreams[0].command == ("srv", "--token", "s3cr3t-value")
+    assert upstreams[0].label == '"a" (srv --token ${CODEGEN_TEST_SECRET})'
+    assert upstreams[1].url == "https://h/s3cr3t-value/mcp"
+    assert "s3cr3t" not in upstreams[1].label
 
 
 def test_addresses() -> None:
@@ -190,7 +264,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         cwd=cwd,
         input="",
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(cwd / "xdg")},
         timeout=120,
     )
 

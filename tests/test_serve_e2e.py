@@ -23,6 +23,8 @@ import anyio
 import psutil
 import pytest
 from mcp import Client, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from conftest import ROOT
@@ -252,13 +254,18 @@ def test_description_is_the_sdk_and_stable(tmp_path: Path) -> None:
     assert first.startswith("Run a Python program against the tools described below.")
 
 
+TOKEN = "e2e-serve-token-5b1d0c9a"
+"""The HTTP token the tests' `serve --http` runs with (CODEGEN_SERVE_TOKEN)."""
+AUTHORIZATION = {"Authorization": f"Bearer {TOKEN}"}
+
+
 def _popen(config: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "codegen", "serve", "--config", str(config), *extra],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(ROOT), "CODEGEN_SERVE_TOKEN": TOKEN},
     )
 
 
@@ -352,13 +359,15 @@ def test_http_serving_and_an_http_upstream(tmp_path: Path) -> None:
         assert url is not None
         second = tmp_path / "second"
         second.mkdir()
-        config = write_config(second, {"front": {"url": url.group(1)}})
+        config = write_config(second, {"front": {"url": url.group(1), "headers": AUTHORIZATION}})
         program = (
             'return (await tools.front__time__get_current_time({"timezone": "UTC"}))["timezone"]'
         )
 
         async def session() -> Any:
-            async with Client(url.group(1), cache=None) as direct:
+            http = create_mcp_http_client(headers=AUTHORIZATION)
+            transport = streamable_http_client(url.group(1), http_client=http)
+            async with Client(transport, cache=None) as direct:
                 names = [t.name for t in (await direct.list_tools()).tools]
                 assert names == ["time__convert_time", "time__get_current_time", "run_code"]
             with (second / "stderr").open("w") as errlog:
@@ -400,12 +409,15 @@ return { timezone: zone, dst: typeof now.is_dst };
 def test_a_typescript_session(tmp_path: Path) -> None:
     """`--lang typescript`: run_code in the TypeScript flavor, its programs run by the
     TypeScript runtime (the machine's `node`, types stripped by the `typescript` package
-    found from the working directory), and no worker left after the session."""
+    named with --typescript), and no worker left after the session."""
     config = two_upstreams(tmp_path)
+    typescript = str(ROOT / "node_modules" / "typescript")
 
     async def session() -> tuple[str, str]:
         with (tmp_path / "stderr").open("w") as errlog:
-            parameters = serve_parameters(config, "--lang", "typescript", "--sandbox", "none")
+            parameters = serve_parameters(
+                config, "--lang", "typescript", "--typescript", typescript, "--sandbox", "none"
+            )
             async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
                 listed = await client.list_tools()
                 description = listed.tools[-1].description or ""
@@ -442,7 +454,7 @@ def test_a_dead_http_upstream_is_removed_after_a_failed_call(tmp_path: Path) -> 
         assert url is not None
         second = tmp_path / "second"
         second.mkdir()
-        config = write_config(second, {"front": {"url": url.group(1)}})
+        config = write_config(second, {"front": {"url": url.group(1), "headers": AUTHORIZATION}})
         program = """\
 try:
     await tools.front__time__get_current_time({"timezone": "UTC"})

@@ -82,7 +82,7 @@ return [process.getuid(), fs.readdirSync("/").sort(), etc, process.cwd(), proces
     needed = {
         os.path.realpath(path).split("/")[1]
         for key, path in SETUPS[setup].items()
-        if key in ("node", "typescript") and path and not (sandbox == "bubblewrap")
+        if key in ("node", "typescript") and path and sandbox != "bubblewrap"
     }
     forbidden = {"home", "var", "bin", "sbin", "srv", "opt", "boot", "root"} - needed
     assert not forbidden & set(top), top

@@ -14,8 +14,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import codegen
 from sandbox_checks import reachable_python, stage, staged
+
+import codegen
 from typescript_nodes import SETUPS
 
 PROBE_ID = 64123

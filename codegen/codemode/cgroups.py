@@ -38,6 +38,8 @@ _IDS = itertools.count(1)
 _NAME = re.compile(r"codegen-(\d+)-\d+")
 _LIVE: set[Path] = set()
 """Every folder this process made and has not removed yet."""
+_FILLING: set[Path] = set()
+"""Folders made whose run's processes have not been moved in yet (not to be swept)."""
 _LOCK = threading.Lock()
 
 
@@ -134,9 +136,10 @@ class RunCgroup:
                 folder = made.get(parent.directory)
                 if folder is None:
                     folder = parent.directory / name
-                    folder.mkdir()
                     with _LOCK:
+                        folder.mkdir()
                         _LIVE.add(folder)
+                        _FILLING.add(folder)
                     made[parent.directory] = folder
                     run.folders.append(folder)
                 run.version = parent.version
@@ -163,6 +166,8 @@ class RunCgroup:
                 with contextlib.suppress(OSError):
                     (folder / "cgroup.procs").write_text(str(pid))
             pending.extend(children(pid))
+        with _LOCK:
+            _FILLING.difference_update(self.folders)
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a process of the run for want of memory."""
@@ -195,6 +200,7 @@ class RunCgroup:
             self.folders.remove(folder)
             with _LOCK:
                 _LIVE.discard(folder)
+                _FILLING.discard(folder)
         return True
 
     def kill_and_remove(self, wait: float = 2.0) -> bool:
@@ -272,6 +278,20 @@ def _sweep_once() -> None:
                     continue
                 with contextlib.suppress(OSError):
                     os.rmdir(entry.path)  # refused while processes are inside
+
+
+def remove_empty() -> None:
+    """Remove this process's run folders that hold no process any more (a run's folder
+    is filled in the same step that makes it, so an empty one is finished)."""
+    mine = str(os.getpid())
+    with _LOCK:
+        for folder in list(_LIVE - _FILLING):
+            match = _NAME.fullmatch(folder.name)
+            if match is None or match.group(1) != mine:
+                continue
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # refused while a process is inside
+                _LIVE.discard(folder)
 
 
 def remove_all(wait: float = 2.0) -> None:

@@ -17,6 +17,7 @@ import weakref
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
+from .cgroups import remove_empty
 from .conversation import WorkerRun
 from .protocol import RuntimeLimits
 from .runtime import Bindings, CodeRunFailed, RunOutput
@@ -93,7 +94,10 @@ class WorkerRuntime:
         if slots is None:
             slots = self._slots[loop] = asyncio.Semaphore(self.limits.max_concurrent_runs)
         try:
-            await asyncio.wait_for(slots.acquire(), max(0.0, deadline - loop.time()))
+            # not wait_for: cancelled as the slot comes free, it may keep the slot and drop
+            # the cancellation (Python 3.11)
+            async with asyncio.timeout_at(deadline):
+                await slots.acquire()
         except TimeoutError:
             raise CodeRunFailed(
                 "timeout",
@@ -130,3 +134,4 @@ class WorkerRuntime:
         await self._pool.aclose()
         if self._burying:
             await asyncio.gather(*list(self._burying), return_exceptions=True)
+        remove_empty()  # the folders of workers that were disposed of without a run

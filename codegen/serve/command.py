@@ -1,10 +1,18 @@
 """`codegen serve`: read the config, start the upstreams, serve, and leave nothing behind.
 
+The config is the file the user names (`--config`), else the user-level one
+(`config.user_config()`); never anything in the working folder. Security-relevant choices
+are the user's, made where they can see them: no sandbox only with `--sandbox none`
+(announced on stderr), HTTP off loopback only with `--http-allow-remote`, and HTTP always
+behind the bearer token of `http.py`.
+
 Start-up connects to every upstream at once; one that fails to start is reported on stderr
-and left out (when none starts, the command fails with exit status 1). Then the server runs
-over stdio (until the client closes stdin) or over streamable HTTP with `--http HOST:PORT`.
-Ctrl-C or SIGTERM ends either. On every way out, each upstream's session is closed and its
-process group stopped, and the code runtime's spare worker is stopped, so no process is left.
+and left out (when none starts, the command fails with exit status 1). An upstream that
+dies later is restarted after a pause that doubles up to `RESTART_MAX` (its tools leave the
+SDK meanwhile, and come back with it). Then the server runs over stdio (until the client
+closes stdin) or over streamable HTTP with `--http HOST:PORT`. Ctrl-C or SIGTERM ends either,
+quietly. On every way out, each upstream's session is closed and its process group stopped,
+and the code runtime's spare worker and run cgroups are removed, so nothing is left.
 """
 
 from __future__ import annotations
@@ -12,22 +20,53 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import os
 import signal
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import UsageError
 from .config import (
+    LIMIT_KEYS,
     ServeConfig,
-    ServeSettings,
     example_text,
     load_servers_file,
-    load_table,
     parse_address,
+    parse_limit,
+    user_config,
 )
+from .upstream import UPSTREAM_MESSAGE
+
+RESTART_FIRST = 1.0
+RESTART_MAX = 60.0
+"""Seconds before restarting an upstream that died: doubling from the first to the max, and
+back to the first once it has run for `RESTART_MAX`."""
+
+LIMIT_FLAGS = {
+    "timeout": "timeout",
+    "cpu_seconds": "cpu_seconds",
+    "memory": "memory",
+    "output": "output",
+    "arguments": "arguments",
+    "processes": "processes",
+    "concurrent_runs": "concurrent_runs",
+    "upstream_message": "upstream_message",
+}
+"""Config limit -> the `argparse` attribute of its flag."""
+
+RUNTIME_LIMITS = {
+    "timeout": "timeout",
+    "cpu_seconds": "cpu_seconds",
+    "memory": "memory_bytes",
+    "output": "output_bytes",
+    "arguments": "argument_bytes",
+    "processes": "processes",
+    "concurrent_runs": "max_concurrent_runs",
+}
+"""Config limit -> its `RuntimeLimits` field (`upstream_message` is serve's own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,66 +79,108 @@ class Plan:
     sdk: str
     sandbox: str
     http: tuple[str, int] | None
+    limits: Any
+    """`RuntimeLimits` of every run."""
+    upstream_message: int = UPSTREAM_MESSAGE
+    typescript: str | None = None
+    allow_remote: bool = False
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    http_token: str | None = None
 
 
-def find_table(start: Path | None = None) -> ServeConfig | None:
-    """The nearest `pyproject.toml` with `[tool.codegen.serve]`, from `start` upwards."""
+def _config(args: argparse.Namespace) -> ServeConfig:
     from ..workflow.config import display_path
-
-    directory = (start or Path.cwd()).resolve()
-    for folder in (directory, *directory.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            config = load_table(candidate, display_path(candidate))
-            if config is not None:
-                return config
-    return None
-
-
-def _project_sandbox() -> str | None:
-    from ..workflow.config import find_config
-
-    project = find_config()
-    return project.sandbox if project is not None else None
-
-
-def plan(args: argparse.Namespace) -> Plan:
-    from ..workflow.config import check_sandbox, display_path
 
     if args.config:
         path = Path(args.config)
-        config = load_servers_file(path, display_path(path))
-    else:
-        found = find_table()
-        if found is None:
-            raise UsageError(
-                "serve: no upstream servers: pass --config FILE (an MCP client config with "
-                '"mcpServers") or add [tool.codegen.serve] to pyproject.toml; '
-                "--print-config-example shows one"
-            )
-        config = found
-    settings: ServeSettings = config.settings
+        return load_servers_file(path, display_path(path))
+    path = user_config()
+    if not path.is_file():
+        raise UsageError(
+            "serve: no upstream servers: pass --config FILE (an MCP client config with "
+            f'"mcpServers", or a pyproject.toml with [tool.codegen.serve]) or write {path}; '
+            "nothing is read from the working folder; --print-config-example shows one"
+        )
+    return load_servers_file(path, str(path))
+
+
+def _limits(settings: Any, args: argparse.Namespace) -> tuple[Any, int]:
+    """The runs' `RuntimeLimits` and the upstream message cap: flags over the config over
+    the defaults."""
+    from ..codemode.protocol import RuntimeLimits
+
+    chosen: dict[str, float] = dict(settings.limits)
+    for key, attribute in LIMIT_FLAGS.items():
+        text = getattr(args, attribute, None)
+        if text is None:
+            continue
+        flag = "--" + attribute.replace("_", "-")
+        try:
+            chosen[key] = parse_limit(_number(text), LIMIT_KEYS[key])
+        except ValueError as error:
+            raise UsageError(f"serve: {flag}: {error}") from None
+    fields: dict[str, Any] = {
+        RUNTIME_LIMITS[key]: value for key, value in chosen.items() if key in RUNTIME_LIMITS
+    }
+    limits = replace(RuntimeLimits(), **fields)
+    return limits, int(chosen.get("upstream_message", UPSTREAM_MESSAGE))
+
+
+def _number(text: str) -> Any:
+    """A flag's text as a number where it is one (sizes may carry units)."""
+    for convert in (int, float):
+        with contextlib.suppress(ValueError):
+            return convert(text)
+    return text
+
+
+def plan(args: argparse.Namespace) -> Plan:
+    from ..workflow.config import check_sandbox
+
+    config = _config(args)
+    settings = config.settings
     mode = args.mode or settings.mode or "code"
     language = args.lang or settings.lang or "python"
     sdk = args.sdk or settings.sdk or "description"
-    sandbox = check_sandbox(args.sandbox or _project_sandbox() or "auto")
+    sandbox = check_sandbox(args.sandbox or settings.sandbox or "auto")
     address = args.http or settings.http
     try:
         http = None if address is None else parse_address(address)
     except UsageError as error:
         raise UsageError(f"serve: --http: {error}") from None
-    return Plan(config, mode, language, sdk, sandbox, http)
+    limits, upstream_message = _limits(settings, args)
+    if args.typescript and language != "typescript":
+        raise UsageError(f"serve: --typescript applies to --lang typescript, not {language}")
+    return Plan(
+        config,
+        mode,
+        language,
+        sdk,
+        sandbox,
+        http,
+        limits,
+        upstream_message,
+        typescript=args.typescript or settings.typescript,
+        allow_remote=bool(args.http_allow_remote),
+        allowed_hosts=(*settings.http_allowed_hosts, *args.http_allowed_host),
+        allowed_origins=(*settings.http_allowed_origins, *args.http_allowed_origin),
+        http_token=settings.http_token,
+    )
 
 
-def _runtime(language: str, sandbox: str) -> Any:
+def _runtime(settled: Plan) -> Any:
     from ..codemode.languages import UnknownLanguageError, sdk_renderer
-    from ..codemode.runtimes import RuntimeUnavailableError, create_runtime
+    from ..codemode.runtimes import RuntimeUnavailableError, runtime_for
 
+    options: dict[str, Any] = {}
+    if settled.language == "typescript":
+        options["typescript"] = settled.typescript
     try:
-        sdk_renderer(language)
-        return create_runtime(language, sandbox)
+        sdk_renderer(settled.language)
+        return runtime_for(settled.language, settled.limits, sandbox=settled.sandbox, **options)
     except (UnknownLanguageError, RuntimeUnavailableError) as error:
-        raise UsageError(f"serve: --lang {language}: {error}") from None
+        raise UsageError(f"serve: --lang {settled.language}: {error}") from None
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -116,10 +197,40 @@ def run_serve(args: argparse.Namespace) -> int:
             "serve needs the MCP SDK, which is not installed: pip install 'codegen[serve]'"
         ) from None
     settled = plan(args)
-    runtime = _runtime(settled.language, settled.sandbox)
+    runtime = _runtime(settled)
+    listener = None if settled.http is None else _listen(*settled.http, settled.allow_remote)
     gc.enable()  # a long-lived server: the CLI's batch-job pause does not apply
     _quiet_sdk_logs()
-    return anyio.run(_serve, settled, runtime, sys.stderr, backend="asyncio")
+    _announce(settled, sys.stderr)
+    try:
+        return anyio.run(_serve, settled, runtime, listener, sys.stderr, backend="asyncio")
+    except KeyboardInterrupt:  # a second Ctrl-C while shutting down
+        return 130
+    finally:
+        if listener is not None:
+            listener.close()
+
+
+def _announce(settled: Plan, errlog: TextIO) -> None:
+    """What the user should know before anything runs: no isolation, and each run's
+    limits."""
+    limits = settled.limits
+    if settled.sandbox == "none":
+        errlog.write(
+            "codegen serve: --sandbox none: programs run WITHOUT isolation, as uid "
+            f"{os.geteuid()}, with every file, environment variable, process and network "
+            "this process can reach\n"
+        )
+        memory = f"{limits.memory_bytes // (1 << 20)} MiB of address space per process"
+    else:
+        from ..codemode.cgroups import run_memory_bound
+
+        memory = run_memory_bound(limits)[1]
+    errlog.write(
+        f"codegen serve: each run: {limits.timeout:g} s, {limits.cpu_seconds} CPU s, "
+        f"{memory}; at most {limits.max_concurrent_runs} runs at once\n"
+    )
+    errlog.flush()
 
 
 def _quiet_sdk_logs() -> None:
@@ -132,18 +243,17 @@ def _quiet_sdk_logs() -> None:
         logger.propagate = False
 
 
-async def _serve(settled: Plan, runtime: Any, errlog: TextIO) -> int:
+async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> int:
     import anyio
 
     from ..codemode.registry import ToolRegistry
     from .host import Host
-    from .upstream import Connection
 
     registry = ToolRegistry(mode=settled.mode)  # type: ignore[arg-type]
     registry.mount_runtime(runtime)
     host = Host(registry, settled.sdk, errlog)
-    connections = [
-        Connection(upstream, host.on_change, host.on_end, errlog)
+    supervisors = [
+        Supervisor(upstream, host, errlog, settled.upstream_message)
         for upstream in settled.config.upstreams
     ]
     try:
@@ -151,20 +261,14 @@ async def _serve(settled: Plan, runtime: Any, errlog: TextIO) -> int:
             group.start_soon(_on_signals, group.cancel_scope, host)
             started = 0
 
-            async def start(connection: Connection) -> None:
+            async def start(supervisor: Supervisor) -> None:
                 nonlocal started
-                outcome = await group.start(connection.run)
-                label = connection.upstream.label
-                if isinstance(outcome, str):
-                    host.note(f"{label} failed to start: {outcome}; its tools are left out")
-                    return
-                count = host.mount(connection, outcome)
-                started += 1
-                host.note(f"{label}: {count} tool{'s' * (count != 1)}")
+                if await group.start(supervisor.run):
+                    started += 1
 
             async with anyio.create_task_group() as starting:
-                for connection in connections:
-                    starting.start_soon(start, connection)
+                for supervisor in supervisors:
+                    starting.start_soon(start, supervisor)
             if not started:
                 host.note("no upstream server started; nothing to serve")
                 group.cancel_scope.cancel()
@@ -173,14 +277,78 @@ async def _serve(settled: Plan, runtime: Any, errlog: TextIO) -> int:
             if settled.http is None:
                 await _serve_stdio(server)
             else:
-                await _serve_http(server, settled.http, host)
+                await _serve_http(server, settled, listener, host)
             group.cancel_scope.cancel()
     finally:
-        for connection in connections:
-            connection.closing = True
+        for supervisor in supervisors:
+            supervisor.close()
         with anyio.CancelScope(shield=True):
             await runtime.aclose()
     return 0
+
+
+class Supervisor:
+    """One upstream for the whole session: its connection, and a new one after it dies."""
+
+    def __init__(self, upstream: Any, host: Any, errlog: TextIO, message_cap: int) -> None:
+        self.upstream = upstream
+        self.host = host
+        self.errlog = errlog
+        self.message_cap = message_cap
+        self.closing = False
+        self.connection: Any = None
+
+    def close(self) -> None:
+        self.closing = True
+        if self.connection is not None:
+            self.connection.closing = True
+
+    async def run(self, *, task_status: Any) -> None:
+        """Start once (telling `task_status` whether it did), then keep the upstream
+        served: after it dies, start it again after a pause that grows while it keeps
+        dying."""
+        import anyio
+
+        from .upstream import Connection
+
+        label = self.upstream.label
+        pause = RESTART_FIRST
+        first = True
+        while not self.closing:
+            connection = Connection(
+                self.upstream,
+                self.host.on_change,
+                self.host.on_end,
+                self.errlog,
+                message_cap=self.message_cap,
+            )
+            self.connection = connection
+            began = anyio.current_time()
+            async with anyio.create_task_group() as group:
+                outcome = await group.start(connection.run)
+                if isinstance(outcome, str) and first:
+                    self.host.note(f"{label} failed to start: {outcome}; its tools are left out")
+                    task_status.started(False)
+                    return
+                if isinstance(outcome, str):
+                    self.host.note(f"{label} failed to restart: {outcome}")
+                else:
+                    count = self.host.mount(connection, outcome)
+                    if first:
+                        self.host.note(f"{label}: {count} tool{'s' * (count != 1)}")
+                        task_status.started(True)
+                    else:
+                        self.host.note(f"{label} is back: {count} tool{'s' * (count != 1)}")
+                        await self.host.notify_changed()
+                first = False
+            # the connection has ended (or never started again)
+            if self.closing:
+                return
+            if anyio.current_time() - began >= RESTART_MAX:
+                pause = RESTART_FIRST
+            self.host.note(f"{label}: restarting in {pause:g} s")
+            await anyio.sleep(pause)
+            pause = min(pause * 2, RESTART_MAX)
 
 
 async def _on_signals(scope: Any, host: Any) -> None:
@@ -207,12 +375,12 @@ def _no_signal_capture() -> Iterator[None]:
     yield
 
 
-async def _serve_http(server: Any, address: tuple[str, int], host: Any) -> None:
+def _listen(name: str, port: int, allow_remote: bool) -> Any:
+    """The listening socket, refused off loopback unless the user allowed it."""
     import socket
 
-    import uvicorn
+    from .http import is_loopback
 
-    name, port = address
     try:
         family = socket.AF_INET6 if ":" in name else socket.AF_INET
         listener = socket.create_server((name, port), family=family)
@@ -220,18 +388,60 @@ async def _serve_http(server: Any, address: tuple[str, int], host: Any) -> None:
         raise UsageError(
             f"serve: --http: cannot listen on {name}:{port}: {error.strerror or error}"
         ) from None
-    bound = listener.getsockname()[1]
-    app = server.streamable_http_app(host=name)
+    bound = listener.getsockname()[0]
+    if not is_loopback(bound) and not allow_remote:
+        listener.close()
+        raise UsageError(
+            f"serve: --http {name}:{port} listens on {bound}, which is not a loopback "
+            "address: anyone who reaches it could run programs with every upstream's "
+            "credentials. Pass --http-allow-remote to serve there anyway (clients still "
+            "need the token)"
+        )
+    return listener
+
+
+async def _serve_http(server: Any, settled: Plan, listener: Any, host: Any) -> None:
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from .http import Guard, choose_token, is_loopback, policy_for
+
+    assert settled.http is not None
+    name, _ = settled.http
+    bound_address, bound_port = listener.getsockname()[:2]
+    token = choose_token(os.environ, settled.http_token)
+    policy = policy_for(
+        token.value, name, bound_port, settled.allowed_hosts, settled.allowed_origins
+    )
+    # Host, Origin and the token are checked by the guard, for every address
+    app = Guard(
+        server.streamable_http_app(
+            host=name,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        ),
+        policy,
+    )
 
     class Quiet(uvicorn.Server):
         def capture_signals(self) -> Any:  # signals are ours: they end every part
             return _no_signal_capture()
 
-    web = Quiet(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    web = Quiet(uvicorn.Config(app, log_level="critical", lifespan="on"))
     shown = f"[{name}]" if ":" in name else name
-    host.note(f"listening on http://{shown}:{bound}/mcp")
+    host.note(f"listening on http://{shown}:{bound_port}/mcp")
+    if not is_loopback(bound_address):
+        host.note(
+            f"listening on {bound_address}, off loopback (--http-allow-remote): clients must "
+            "send the token, and a Host this server answers to (--http-allowed-host)"
+        )
+    if token.source == "generated":
+        host.note(
+            f'clients send "Authorization: Bearer {token.value}" (a token made for this run; '
+            "set CODEGEN_SERVE_TOKEN or http_token to choose one)"
+        )
+    else:
+        host.note(f'clients send "Authorization: Bearer <the token of {token.source}>"')
     try:
         await web.serve(sockets=[listener])
     finally:
         web.should_exit = True
-        listener.close()

@@ -2,11 +2,17 @@
 
 The upstream list is the format MCP clients already use, so a client's own config moves over
 unchanged: `{"mcpServers": {"name": {"command": ..., "args": [...], "env": {...}}}}` for
-servers started over stdio, `{"url": ..., "headers": {...}}` for streamable HTTP ones; other
-top-level keys of a client's file are ignored. The same table may live in `pyproject.toml`
-as `[tool.codegen.serve]` (with `mcpServers` beside the settings `mode`, `lang`, `sdk`,
-`http`). Per upstream, `allow` / `deny` list tool names (the server's own names) and
-`concurrency_safe` maps a tool name to whether programs may run its calls in parallel.
+servers started over stdio, `{"url": ..., "headers": {...}}` for streamable HTTP ones; the
+settings go in a `"codegen"` object beside it, and other top-level keys of a client's file
+are ignored. The same table may live in a `pyproject.toml` named with `--config`, as
+`[tool.codegen.serve]` (`mcpServers` beside the settings). Per upstream, `allow` / `deny`
+list tool names (the server's own names) and `concurrency_safe` maps a tool name to whether
+programs may run its calls in parallel.
+
+Only files the user names are read (`--config`, else the user-level `USER_CONFIG`): MCP
+clients start servers in the user's workspace, which a cloned repository controls, so
+nothing is ever taken from the working folder or its parents. The settings hold no way to
+turn the sandbox off: that is `--sandbox none` on the command line, announced at start.
 
 `${VAR}` and `${VAR:-default}` in `command`, `args`, `env`, `cwd`, `url` and `headers` are
 replaced from the environment, as MCP clients do, so a shared file keeps secrets out; an
@@ -50,7 +56,35 @@ SERVER_KEYS = (
     "deny",
     "concurrency_safe",
 )
-TABLE_KEYS = ("mcpServers", "mode", "lang", "sdk", "http")
+SETTING_KEYS = (
+    "mode",
+    "lang",
+    "sdk",
+    "http",
+    "sandbox",
+    "typescript",
+    "limits",
+    "http_token",
+    "http_allowed_hosts",
+    "http_allowed_origins",
+)
+TABLE_KEYS = ("mcpServers", *SETTING_KEYS)
+SETTINGS_KEY = "codegen"
+"""The settings' object in a JSON config, beside `mcpServers`."""
+SANDBOXES = ("auto", "bubblewrap", "namespaces")
+"""What a config may choose; no isolation is only ever a command-line act."""
+LIMIT_KEYS = {
+    "timeout": "seconds",
+    "cpu_seconds": "count",
+    "memory": "size",
+    "output": "size",
+    "arguments": "size",
+    "processes": "count",
+    "concurrent_runs": "count",
+    "upstream_message": "size",
+}
+"""The `limits` a config may set: a number of seconds, a count, or a size (bytes, or a
+string such as "256MiB")."""
 TRANSPORT_TYPES = {
     "stdio": "stdio",
     "http": "http",
@@ -80,12 +114,14 @@ class Upstream:
     allow: frozenset[str] | None = None
     deny: frozenset[str] = frozenset()
     concurrency_safe: tuple[tuple[str, bool], ...] = ()
+    shown: str = ""
+    """The command or URL as written, `${VAR}`s unexpanded: what messages show, so a secret
+    passed through the environment is never printed."""
 
     @property
     def label(self) -> str:
         """How messages name it: `"time" (mcp-server-time)`."""
-        target = self.url if self.url is not None else " ".join(self.command)
-        return f"{json.dumps(self.name, ensure_ascii=False)} ({target})"
+        return f"{json.dumps(self.name, ensure_ascii=False)} ({self.shown})"
 
     def admits(self, tool: str) -> bool:
         return tool not in self.deny and (self.allow is None or tool in self.allow)
@@ -99,6 +135,13 @@ class ServeSettings:
     lang: str | None = None
     sdk: str | None = None
     http: str | None = None
+    sandbox: str | None = None
+    typescript: str | None = None
+    limits: tuple[tuple[str, float], ...] = ()
+    """`LIMIT_KEYS` names and their values (sizes in bytes)."""
+    http_token: str | None = None
+    http_allowed_hosts: tuple[str, ...] = ()
+    http_allowed_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,13 +336,15 @@ def _parse_server(reader: _Reader, name: str, entry: Any, where: str) -> Upstrea
         if not url.startswith(("http://", "https://")):
             raise reader.fail(f"{where}/url", f"expected an http:// or https:// URL, got {url!r}")
         headers = reader.string_map(entry.get("headers", {}), f"{where}/headers")
-        return Upstream(url=url, headers=headers, **common)
+        return Upstream(url=url, headers=headers, shown=entry["url"], **common)
     command = reader.string(entry["command"], f"{where}/command", expand=True)
     arguments = reader.strings(entry.get("args", []), f"{where}/args", expand=True)
     env = reader.string_map(entry.get("env", {}), f"{where}/env")
     cwd = entry.get("cwd")
+    written = [entry["command"], *(a for a in entry.get("args", []) if isinstance(a, str))]
     return Upstream(
         command=(command, *arguments),
+        shown=" ".join(written),
         env=env,
         cwd=None if cwd is None else reader.string(cwd, f"{where}/cwd", expand=True),
         **common,
@@ -326,7 +371,30 @@ def load_servers_file(path: Path, display: str) -> ServeConfig:
         raise _problem(display, "", f'expected an object with "mcpServers", got {_kind(document)}')
     if "mcpServers" not in document:
         raise _problem(display, "", 'no "mcpServers" object: which servers should be served?')
-    return ServeConfig(display, parse_servers(document["mcpServers"], display, "/mcpServers"))
+    settings = ServeSettings()
+    if SETTINGS_KEY in document:
+        table = document[SETTINGS_KEY]
+        base = f"/{SETTINGS_KEY}"
+        if not isinstance(table, dict):
+            raise _problem(display, base, f"expected an object of settings, got {_kind(table)}")
+        for key in table:
+            if key not in SETTING_KEYS:
+                raise _problem(
+                    display,
+                    f"{base}/{escape_pointer_token(key)}",
+                    f"unknown setting {key!r} (known: {', '.join(SETTING_KEYS)})",
+                )
+        settings = parse_settings(table, display, base, _Reader(display, os.environ))
+    upstreams = parse_servers(document["mcpServers"], display, "/mcpServers")
+    return ServeConfig(display, upstreams, settings)
+
+
+def user_config(environ: Mapping[str, str] | None = None) -> Path:
+    """The user-level config `serve` reads when no `--config` is given:
+    `$XDG_CONFIG_HOME/codegen/serve.json`, else `~/.config/codegen/serve.json`."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "codegen" / "serve.json"
 
 
 def load_table(path: Path, display: str) -> ServeConfig | None:
@@ -348,20 +416,95 @@ def load_table(path: Path, display: str) -> ServeConfig | None:
             )
     if "mcpServers" not in serve:
         raise _problem(display, base, "no mcpServers table: which servers should be served?")
-    reader = _Reader(display, os.environ)
-    settings = ServeSettings(
-        mode=None if "mode" not in serve else reader.choice(serve["mode"], f"{base}/mode", MODES),
-        lang=None if "lang" not in serve else reader.string(serve["lang"], f"{base}/lang"),
-        sdk=None if "sdk" not in serve else reader.choice(serve["sdk"], f"{base}/sdk", SDK_PLACES),
-        http=None if "http" not in serve else reader.string(serve["http"], f"{base}/http"),
-    )
-    if settings.http is not None:
-        try:
-            parse_address(settings.http)
-        except UsageError as error:
-            raise _problem(display, f"{base}/http", str(error)) from None
+    settings = parse_settings(serve, display, base, _Reader(display, os.environ))
     upstreams = parse_servers(serve["mcpServers"], display, f"{base}/mcpServers")
     return ServeConfig(display, upstreams, settings)
+
+
+def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reader) -> ServeSettings:
+    """The settings of a `[tool.codegen.serve]` table or a JSON config's `"codegen"` object
+    (keys other than `SETTING_KEYS` and `mcpServers` are refused by the caller)."""
+
+    def where(key: str) -> str:
+        return f"{base}/{key}"
+
+    def optional(key: str, read: Any) -> Any:
+        return None if key not in table else read(table[key], where(key))
+
+    sandbox = optional("sandbox", lambda value, at: reader.string(value, at))
+    if sandbox == "none":
+        raise reader.fail(
+            where("sandbox"),
+            "a config cannot turn the sandbox off; pass --sandbox none on the command line",
+        )
+    if sandbox is not None and sandbox not in SANDBOXES:
+        raise reader.fail(
+            where("sandbox"),
+            f"unknown value {sandbox!r} (known: {', '.join(map(repr, SANDBOXES))})",
+        )
+    http = optional("http", lambda value, at: reader.string(value, at))
+    if http is not None:
+        try:
+            parse_address(http)
+        except UsageError as error:
+            raise reader.fail(where("http"), str(error)) from None
+    return ServeSettings(
+        mode=optional("mode", lambda value, at: reader.choice(value, at, MODES)),
+        lang=optional("lang", lambda value, at: reader.string(value, at)),
+        sdk=optional("sdk", lambda value, at: reader.choice(value, at, SDK_PLACES)),
+        http=http,
+        sandbox=sandbox,
+        typescript=optional("typescript", lambda value, at: reader.string(value, at, expand=True)),
+        limits=()
+        if "limits" not in table
+        else parse_limits(table["limits"], where("limits"), reader),
+        http_token=optional("http_token", lambda value, at: reader.string(value, at, expand=True)),
+        http_allowed_hosts=tuple(
+            optional("http_allowed_hosts", lambda value, at: reader.strings(value, at)) or ()
+        ),
+        http_allowed_origins=tuple(
+            optional("http_allowed_origins", lambda value, at: reader.strings(value, at)) or ()
+        ),
+    )
+
+
+def parse_limits(value: Any, pointer: str, reader: _Reader) -> tuple[tuple[str, float], ...]:
+    if not isinstance(value, dict):
+        raise reader.fail(pointer, f"expected an object of limits, got {_kind(value)}")
+    found = []
+    for key, item in value.items():
+        at = f"{pointer}/{escape_pointer_token(key)}"
+        kind = LIMIT_KEYS.get(key)
+        if kind is None:
+            raise reader.fail(at, f"unknown limit {key!r} (known: {', '.join(LIMIT_KEYS)})")
+        try:
+            number = parse_limit(item, kind)
+        except ValueError as error:
+            raise reader.fail(at, str(error)) from None
+        found.append((key, number))
+    return tuple(found)
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(i?B)?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_limit(value: Any, kind: str) -> float:
+    """A limit's value: seconds (a positive number), a count (a positive integer) or a size
+    (a positive integer of bytes, or a string such as "512KiB", "256M", "1GB": binary units)."""
+    if kind == "size" and isinstance(value, str):
+        match = _SIZE.fullmatch(value)
+        if match is None:
+            raise ValueError(f'expected a size such as 1048576 or "256MiB", got {value!r}')
+        value = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        shown = {"seconds": "a number of seconds", "count": "an integer", "size": "a size"}[kind]
+        raise ValueError(f"expected {shown}, got {_kind(value)}")
+    if kind != "seconds" and not float(value).is_integer():
+        raise ValueError(f"expected a whole number, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"expected a positive value, got {value!r}")
+    return float(value) if kind == "seconds" else int(value)
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -375,6 +518,11 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 EXAMPLE = {
+    "codegen": {
+        "mode": "code",
+        "lang": "python",
+        "limits": {"timeout": 60, "memory": "1GiB", "concurrent_runs": 8},
+    },
     "mcpServers": {
         "everything": {
             "command": "npx",
@@ -392,7 +540,7 @@ EXAMPLE = {
             "allow": ["search"],
             "disabled": True,
         },
-    }
+    },
 }
 """What `--print-config-example` prints (a test loads it back)."""
 

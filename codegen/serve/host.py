@@ -7,6 +7,8 @@ the library. When an upstream's tools change, the definitions are generated agai
 registry; only when the bytes differ (so a client's prompt cache survives a notice that
 changed nothing) are clients told: `notifications/tools/list_changed` to each handshake-era
 session that listed tools, a tools event on every 2026-07-28 `subscriptions/listen` stream.
+Clients are told at most once per `NOTIFY_INTERVAL`: changes within it make one notice, sent
+at its end (an upstream that floods change notices cannot flood the clients).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from .upstream import Connection, Tools
 from .wire import call_result, instructions, tool_list, wire_definitions
 
 NAME = "codegen-serve"
+NOTIFY_INTERVAL = 1.0
+"""Seconds between two change notices to the clients."""
 
 
 class Host:
@@ -39,6 +43,8 @@ class Host:
         self.server: Any = None
         self.changes = 0
         """How many times clients were told the tool list changed."""
+        self._last_notice = float("-inf")
+        self._notice_due = False
 
     def note(self, message: str) -> None:
         self.errlog.write(f"codegen serve: {message}\n")
@@ -104,8 +110,21 @@ class Host:
         await self.notify_changed()
 
     async def notify_changed(self) -> None:
+        """Tell the clients; within `NOTIFY_INTERVAL` of the last notice, one notice at the
+        interval's end stands for every change until then."""
+        import anyio
         from mcp.server.subscriptions import ToolsListChanged
 
+        if self._notice_due:
+            return  # a notice is already waiting for the end of the interval
+        wait = self._last_notice + NOTIFY_INTERVAL - anyio.current_time()
+        if wait > 0:
+            self._notice_due = True
+            try:
+                await anyio.sleep(wait)
+            finally:
+                self._notice_due = False
+        self._last_notice = anyio.current_time()
         self.changes += 1
         for key, session in list(self._sessions.items()):
             try:

@@ -1,13 +1,15 @@
 """One live connection to an upstream MCP server, for as long as it lasts.
 
 `Connection.run` connects (a stdio server is started in its own process group; an HTTP one
-is reached by URL), lists every page of its tools, reports them as started, then watches:
-a `notifications/tools/list_changed` (or, on a 2026-07-28 connection, a tools event on a
-`subscriptions/listen` stream) lists them again and hands the new list to `on_change`; the
-end of the connection (the server exited, closed its stdout, or its transport failed) is
-handed to `on_end` with the reason. Start-up has one deadline; a server that fails to start
-is reported by `run` returning without starting. Leaving `run` (cancellation included)
-closes the session and stops the server's whole process group.
+is reached by URL; both through `transports.py`, which caps what one message may hold),
+lists every page of its tools, reports them as started, then watches: a
+`notifications/tools/list_changed` (or, on a 2026-07-28 connection, a tools event on a
+`subscriptions/listen` stream) lists them again, at most once per `RELIST_INTERVAL` however
+many notices arrive, and hands the new list to `on_change`; the end of the connection (the
+server exited, closed its stdout, or its transport failed) is handed to `on_end` with the
+reason. Start-up has one deadline; a server that fails to start is reported by `run`
+returning without starting. Leaving `run` (cancellation included) closes the session and
+stops the server's whole process group.
 
 Calls go through `codegen.client.bind`, so a result is a JSON value (structured content,
 else text, else content blocks) and an error result or a refused call is a `ToolCallError`.
@@ -27,11 +29,18 @@ import anyio.abc
 from ..client import MAX_LIST_PAGES, bind
 from ..workflow.harvest import tool_record
 from .config import Upstream
+from .transports import http_client, stdio_transport
 
 START_TIMEOUT = 60.0
 """Seconds an upstream gets to start, shake hands and list its tools."""
 PING_TIMEOUT = 10.0
 """Seconds a streamable-HTTP upstream gets to answer the ping sent after a failed call."""
+RELIST_INTERVAL = 1.0
+"""Seconds between two listings of one upstream's tools: a flood of change notices is
+coalesced into one listing per interval (the last state always wins)."""
+UPSTREAM_MESSAGE = 16 * 1024 * 1024
+"""Bytes one message from an upstream may have (a tool's result): a bigger one is an error
+to the program that called, never read whole."""
 
 Tools = tuple[dict[str, Any], ...]
 """An upstream's tools as sent (`name`, `title`, `description`, `inputSchema`,
@@ -88,27 +97,28 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
         yield _WatchedRead(read, on_end), write
 
 
-def _transport(upstream: Upstream, errlog: TextIO) -> Any:
-    from mcp import StdioServerParameters, stdio_client
-
+def _transport(upstream: Upstream, errlog: TextIO, cap: int) -> Any:
     if upstream.url is not None:
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        client = create_mcp_http_client(headers=dict(upstream.headers) or None)
-        return streamable_http_client(upstream.url, http_client=client)
+        client = http_client(dict(upstream.headers) or None, cap)
+        return streamable_http_client(upstream.url, http_client=client, max_sse_event_size=cap)
     program = upstream.command[0]
     found = shutil.which(program)
     if found is None:
         where = "no such file" if "/" in program else "not found on PATH"
         raise StartFailed(f"cannot run {program!r}: {where}")
-    parameters = StdioServerParameters(
-        command=found,
-        args=list(upstream.command[1:]),
-        env=dict(upstream.env) or None,
-        cwd=upstream.cwd,
-    )
-    return stdio_client(parameters, errlog=errlog)
+
+    def skipped(size: int) -> None:
+        errlog.write(
+            f"codegen serve: {upstream.label}: a message of {size} bytes was refused "
+            f"(at most {cap}); the call it answered failed\n"
+        )
+        errlog.flush()
+
+    command = [found, *upstream.command[1:]]
+    env = dict(upstream.env) or None
+    return stdio_transport(command, env, upstream.cwd, errlog, cap, skipped)
 
 
 async def list_tools(client: Any) -> Tools:
@@ -162,8 +172,10 @@ class Connection:
         on_end: Callable[[Connection, str], Awaitable[None]],
         errlog: TextIO | None = None,
         start_timeout: float = START_TIMEOUT,
+        message_cap: int = UPSTREAM_MESSAGE,
     ) -> None:
         self.upstream = upstream
+        self.message_cap = message_cap
         self.on_change = on_change
         self.on_end = on_end
         self.errlog = errlog or sys.stderr
@@ -257,7 +269,7 @@ class Connection:
         def gone() -> None:
             self.ended.set()
 
-        transport = _watched(_transport(self.upstream, self.errlog), gone)
+        transport = _watched(_transport(self.upstream, self.errlog, self.message_cap), gone)
         async with Client(
             transport,
             message_handler=on_message,
@@ -287,6 +299,7 @@ class Connection:
                     self.tools = tools
                     self._bound = bind(client, names=[tool["name"] for tool in tools])
                     await self.on_change(self, tools)
+                    await anyio.sleep(RELIST_INTERVAL)  # notices meanwhile: one listing
 
             group.start_soon(relist)
             await self.ended.wait()

@@ -36,12 +36,16 @@ _KEYS = (
     "input_format",
     "catalogs",
     "cache",
-    "sandbox",
     "serve",
 )
 """`serve` is the `codegen serve` table, read by `codegen.serve.config`."""
 _DEPRECATED_KEYS = {"format": "input_format"}
 """Old key: its new name. The old one still works, with a warning."""
+_IGNORED_KEYS = {
+    "sandbox": "a project's files never choose how run_code programs are contained (a "
+    "cloned repository controls them); codegen serve takes --sandbox or its --config",
+}
+"""Keys that once meant something and are now ignored, with a warning saying why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +63,6 @@ class ProjectConfig:
     catalogs: tuple[str, ...] | None = None
     """Which docs catalogs `codegen build` writes (`md`, `json`, `html`)."""
     cache: Path | None = None
-    sandbox: str | None = None
-    """How run_code programs are contained where this project starts runs (see
-    `codegen.codemode.sandbox`): "auto", "bubblewrap", "namespaces" or "none"."""
     warnings: tuple[str, ...] = ()
     """Deprecated spellings the table uses, for the command to print."""
 
@@ -116,6 +117,8 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
             warnings.append(
                 f"{path}: warning: [{TABLE}] {key!r} is deprecated; name it {new_key!r}"
             )
+        elif key in _IGNORED_KEYS:
+            warnings.append(f"{path}: warning: [{TABLE}] {key!r} is ignored: {_IGNORED_KEYS[key]}")
         elif key not in _KEYS:
             known = ", ".join(_KEYS)
             raise UsageError(f"{path}: [{TABLE}] unknown key {key!r} (known: {known})")
@@ -129,7 +132,6 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     fmt = table.get(fmt_key)
     catalogs = table.get("catalogs")
     cache = table.get("cache")
-    sandbox = table.get("sandbox")
     return ProjectConfig(
         path=path,
         sources=(
@@ -154,7 +156,6 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
             else parse_catalogs(_strings(catalogs, "catalogs", path, nonempty=False), path)
         ),
         cache=None if cache is None else base / _string(cache, "cache", path),
-        sandbox=None if sandbox is None else check_sandbox(_string(sandbox, "sandbox", path), path),
         warnings=tuple(warnings),
     )
 

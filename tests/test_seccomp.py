@@ -1,0 +1,109 @@
+"""The system-call filter: its numbers agree with the kernel's headers, and the program
+decides as documented, checked by a small BPF interpreter written here (independent of the
+assembler). That the kernel applies it inside both sandboxes is `test_escape_probes.py`."""
+
+from __future__ import annotations
+
+import errno
+import re
+import struct
+from pathlib import Path
+
+import pytest
+
+from codegen.codemode import seccomp
+from codegen.codemode.seccomp import (
+    ARCHITECTURES,
+    DENIED,
+    NAMESPACE_FLAGS,
+    NEWEST,
+    RET_ALLOW,
+    RET_ERRNO,
+    RET_KILL_PROCESS,
+    UNSUPPORTED,
+    filter_program,
+)
+
+HEADERS = {
+    "x86_64": [
+        Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h"),
+        Path("/usr/include/asm/unistd_64.h"),
+    ],
+    "generic": [Path("/usr/include/asm-generic/unistd.h")],
+}
+
+
+def header_numbers(kind: str) -> dict[str, int]:
+    for path in HEADERS[kind]:
+        if path.is_file():
+            text = path.read_text()
+            pattern = r"#define __NR(?:3264)?_(\w+)\s+(\d+)"
+            return {name: int(number) for name, number in re.findall(pattern, text)}
+    pytest.skip(f"no kernel headers for {kind} here (Debian: linux-libc-dev)")
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_numbers_agree_with_the_kernel_headers(machine: str) -> None:
+    numbers = ARCHITECTURES[machine].numbers
+    headers = header_numbers("x86_64" if machine == "x86_64" else "generic")
+    for name, number in numbers.items():
+        assert headers.get(name) == number, name
+    missing = [n for n in (*DENIED, *UNSUPPORTED) if n not in numbers and n in headers]
+    assert missing == [], f"denied calls the table lacks: {missing}"
+
+
+def run_bpf(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
+    """What classic BPF `program` returns for one system call (only the instructions the
+    filter may use; anything else fails the test)."""
+    data = struct.pack("<iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    code = [struct.unpack("<HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    accumulator, pc = 0, 0
+    for _ in range(len(code) + 1):
+        opcode, true, false, k = code[pc]
+        if opcode == 0x20:  # ld [k]
+            accumulator = struct.unpack("<I", data[k : k + 4])[0]
+            pc += 1
+        elif opcode in (0x15, 0x25, 0x45):  # jeq, jgt, jset
+            taken = {
+                0x15: accumulator == k,
+                0x25: accumulator > k,
+                0x45: bool(accumulator & k),
+            }[opcode]
+            pc += 1 + (true if taken else false)
+        elif opcode == 0x06:  # ret k
+            return k
+        else:
+            raise AssertionError(f"unexpected opcode {opcode:#x}")
+    raise AssertionError("the program does not end")
+
+
+@pytest.mark.parametrize("machine", sorted(ARCHITECTURES))
+def test_the_program_decides_as_documented(machine: str) -> None:
+    arch = ARCHITECTURES[machine]
+    program = filter_program(machine)
+    assert program is not None and len(program) % 8 == 0
+    numbers = arch.numbers
+    for name in DENIED:
+        if name in numbers:
+            assert run_bpf(program, numbers[name], arch.audit) == RET_ERRNO | errno.EPERM, name
+    for name in UNSUPPORTED:
+        assert run_bpf(program, numbers[name], arch.audit) == RET_ERRNO | errno.ENOSYS, name
+    denied = {numbers[n] for n in (*DENIED, *UNSUPPORTED) if n in numbers}
+    for number in range(NEWEST + 1):
+        if number not in denied and number != numbers["clone"]:
+            assert run_bpf(program, number, arch.audit) == RET_ALLOW, number
+    clone = numbers["clone"]
+    assert run_bpf(program, clone, arch.audit, 0x01200011) == RET_ALLOW  # fork's flags
+    assert run_bpf(program, clone, arch.audit, 0x003D0F00) == RET_ALLOW  # a thread's
+    for flag in (0x10000000, 0x20000000, 0x40000000, 0x08000000, 0x04000000, 0x00020000):
+        assert flag & NAMESPACE_FLAGS
+        answer = run_bpf(program, clone, arch.audit, flag | 17)
+        assert answer == RET_ERRNO | errno.EPERM, hex(flag)
+    assert run_bpf(program, NEWEST + 1, arch.audit) == RET_ERRNO | errno.ENOSYS
+    assert run_bpf(program, 0x40000000 | 1, arch.audit) == RET_ERRNO | errno.ENOSYS  # x32
+    assert run_bpf(program, 1, 0x40000003) == RET_KILL_PROCESS  # i386 entry point
+
+
+def test_an_unknown_machine_has_no_program() -> None:
+    assert filter_program("sparc64") is None
+    assert seccomp.denied_numbers("sparc64") == {}

@@ -1,0 +1,596 @@
+"""`codegen serve` safe by default: a locked HTTP front door (token, Host, Origin, loopback),
+nothing taken from the working folder, no sandbox only when the command line says so, no
+secret on stderr, bounded upstream messages, coalesced change floods, dead upstreams
+restarted, limits from flags and config, and quiet shutdowns that leave no cgroup behind.
+
+Each test starts the real `codegen serve` with real upstreams (`mcp-server-time`, and
+`fixtures/serve/hostile_server.py`) and talks to it as clients do."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from conftest import FIXTURES, ROOT
+
+pytestmark = pytest.mark.slow
+
+TIME = shutil.which("mcp-server-time") or str(Path(sys.executable).parent / "mcp-server-time")
+HOSTILE = FIXTURES / "serve" / "hostile_server.py"
+T = TypeVar("T")
+
+
+def run(function: Callable[[], Awaitable[T]], deadline: float = 180.0) -> T:
+    async def bounded() -> T:
+        with anyio.fail_after(deadline):
+            return await function()
+
+    return anyio.run(bounded)
+
+
+def write_config(folder: Path, servers: dict[str, Any], **settings: Any) -> Path:
+    path = folder / "servers.json"
+    document: dict[str, Any] = {"mcpServers": servers}
+    if settings:
+        document["codegen"] = settings
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def environment(folder: Path, **extra: str) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        "XDG_CONFIG_HOME": str(folder / "xdg"),
+        "HOME": str(folder),
+        **extra,
+    }
+
+
+class Serve:
+    """A `codegen serve` process whose stderr lines are collected as they come."""
+
+    def __init__(self, *args: str, cwd: Path, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "codegen", "serve", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            env=env,
+        )
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for raw in self.process.stderr:
+            self._queue.put(raw.decode(errors="replace").rstrip("\n"))
+        self._queue.put(None)
+
+    def wait_for(self, pattern: str, seconds: float = 120.0) -> re.Match[str]:
+        deadline = time.monotonic() + seconds
+        for line in self.lines:
+            if (found := re.search(pattern, line)) is not None:
+                return found
+        while time.monotonic() < deadline:
+            try:
+                line = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            self.lines.append(line)
+            if (found := re.search(pattern, line)) is not None:
+                return found
+        raise AssertionError(f"no line matches {pattern!r}: {self.lines}")
+
+    def stop(self, how: int = signal.SIGTERM) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(how)
+        code = self.process.wait(timeout=60)
+        while (line := self._queue.get(timeout=10)) is not None:
+            self.lines.append(line)
+        return code
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    @property
+    def stderr(self) -> str:
+        return "\n".join(self.lines)
+
+
+def http_serve(folder: Path, *flags: str, **extra: str) -> tuple[Serve, str, str | None]:
+    """A serve over HTTP on a free loopback port: (serve, url, token it printed)."""
+    config = write_config(folder, {"time": {"command": TIME}})
+    serve = Serve(
+        "--config",
+        str(config),
+        "--http",
+        "127.0.0.1:0",
+        *flags,
+        cwd=folder,
+        env=environment(folder, **extra),
+    )
+    url = serve.wait_for(r"listening on (http://\S+)").group(1)
+    said = serve.wait_for(r"clients send").string
+    token = re.search(r"Bearer ([A-Za-z0-9_\-]{20,})", said)
+    return serve, url, token.group(1) if token else None
+
+
+def request(
+    url: str, headers: dict[str, str] | None = None, body: Any = None
+) -> tuple[int, dict[str, str]]:
+    data = json.dumps(body if body is not None else {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    asked = urllib.request.Request(url, data=data.encode(), method="POST")
+    asked.add_header("content-type", "application/json")
+    asked.add_header("accept", "application/json, text/event-stream")
+    for key, value in (headers or {}).items():
+        asked.add_header(key, value)
+    try:
+        with urllib.request.urlopen(asked, timeout=30) as answer:
+            return answer.status, dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers)
+
+
+async def client_call(url: str, token: str | None, program: str) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    http = create_mcp_http_client(headers=headers)
+    async with Client(streamable_http_client(url, http_client=http), cache=None) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        result = await client.call_tool("run_code", {"code": program, "description": "Probe"})
+        return names, result.structured_content
+
+
+def own_cgroups(pid: int) -> list[str]:
+    found = []
+    for base in ("/sys/fs/cgroup", "/sys/fs/cgroup/pids", "/sys/fs/cgroup/memory"):
+        for root, folders, _ in os.walk(base):
+            found += [os.path.join(root, f) for f in folders if f.startswith(f"codegen-{pid}-")]
+    return found
+
+
+# --- the HTTP front door ---------------------------------------------------------------------
+
+
+def test_http_needs_the_token_a_known_host_and_origin(tmp_path: Path) -> None:
+    serve, url, token = http_serve(tmp_path)
+    try:
+        assert token is not None
+        port = url.split(":")[2].split("/")[0]
+        program = 'return (await tools.time__get_current_time({"timezone": "UTC"}))["timezone"]'
+        names, result = run(lambda: client_call(url, token, program))
+        assert names == ["run_code"] and result == {"logs": [], "result": "UTC"}
+        assert "Server returned an error response" in failure_of(
+            lambda: client_call(url, None, program)
+        )
+        status, headers = request(url)
+        assert status == 401 and headers.get("www-authenticate", "").startswith("Bearer")
+        assert request(url, {"Authorization": "Bearer wrong"})[0] == 401
+        assert request(url, {"Authorization": f"Basic {token}"})[0] == 401
+        bearer = {"Authorization": f"Bearer {token}"}
+        assert request(url, {**bearer, "Host": f"evil.example:{port}"})[0] == 421
+        assert request(url, {**bearer, "Origin": "https://evil.example"})[0] == 403
+        assert request(url, {**bearer, "Origin": "null"})[0] == 403
+        allowed = request(url, {**bearer, "Origin": f"http://localhost:{port}"})[0]
+        assert allowed not in (401, 403, 421), allowed
+        assert serve.stderr.count(token) == 1, "the token is shown once"
+        if os.geteuid() == 0:
+            assert another_user_status(url) == 401
+        assert serve.stop() == 0
+        assert "Traceback" not in serve.stderr
+        assert own_cgroups(serve.process.pid) == []
+    finally:
+        serve.kill()
+
+
+def failure_of(function: Callable[[], Awaitable[Any]]) -> str:
+    """The messages of what `function` raised, exception groups flattened."""
+    try:
+        run(function)
+    except BaseException as error:
+        pending, said = [error], []
+        while pending:
+            each = pending.pop()
+            said.append(str(each))
+            pending.extend(getattr(each, "exceptions", ()))
+        return "\n".join(said)
+    raise AssertionError("it succeeded")
+
+
+def another_user_status(url: str) -> int:
+    """What a request from another local uid (no token) gets."""
+    from sandbox_checks import reachable_python
+
+    script = (
+        "import sys, urllib.request, urllib.error\n"
+        "r = urllib.request.Request(sys.argv[1], data=b'{}', method='POST')\n"
+        "try:\n    urllib.request.urlopen(r, timeout=30); print(200)\n"
+        "except urllib.error.HTTPError as e:\n    print(e.code)\n"
+    )
+    done = subprocess.run(
+        [reachable_python(), "-I", "-c", script, url],
+        user=64123,
+        group=64123,
+        extra_groups=[],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": os.defpath},
+        check=True,
+    )
+    return int(done.stdout.strip())
+
+
+def test_the_token_from_the_environment_or_the_config_is_never_printed(tmp_path: Path) -> None:
+    serve, url, printed = http_serve(tmp_path, CODEGEN_SERVE_TOKEN="env-token-value-1234567890")
+    try:
+        assert printed is None and "env-token-value" not in serve.stderr
+        assert "$CODEGEN_SERVE_TOKEN" in serve.stderr
+        assert request(url, {"Authorization": "Bearer env-token-value-1234567890"})[0] != 401
+        assert request(url)[0] == 401
+    finally:
+        assert serve.stop() == 0
+        serve.kill()
+    folder = tmp_path / "second"
+    folder.mkdir()
+    config = write_config(
+        folder, {"time": {"command": TIME}}, http_token="${MY_TOKEN}", http="127.0.0.1:0"
+    )
+    serve = Serve(
+        "--config",
+        str(config),
+        cwd=folder,
+        env=environment(folder, MY_TOKEN="cfg-token-abcdefghijklmnop"),
+    )
+    try:
+        url = serve.wait_for(r"listening on (http://\S+)").group(1)
+        serve.wait_for("clients send")
+        assert "cfg-token" not in serve.stderr
+        assert request(url, {"Authorization": "Bearer cfg-token-abcdefghijklmnop"})[0] != 401
+        assert request(url)[0] == 401
+    finally:
+        assert serve.stop() == 0
+        serve.kill()
+
+
+def test_off_loopback_needs_an_explicit_flag_and_still_the_token(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"time": {"command": TIME}})
+    refused = subprocess.run(
+        [sys.executable, "-m", "codegen", "serve", "--config", str(config), "--http", "0.0.0.0:0"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environment(tmp_path),
+        timeout=120,
+        input="",
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert "not a loopback address" in refused.stderr and "--http-allow-remote" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    serve = Serve(
+        "--config",
+        str(config),
+        "--http",
+        "0.0.0.0:0",
+        "--http-allow-remote",
+        cwd=tmp_path,
+        env=environment(tmp_path),
+    )
+    try:
+        url = serve.wait_for(r"listening on (http://\S+)").group(1)
+        serve.wait_for("off loopback")
+        local = url.replace("0.0.0.0", "127.0.0.1")
+        assert request(local)[0] == 401
+    finally:
+        assert serve.stop() == 0
+        serve.kill()
+
+
+def test_a_loopback_address_written_another_way_keeps_every_check(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"time": {"command": TIME}})
+    serve = Serve(
+        "--config", str(config), "--http", "127.1:0", cwd=tmp_path, env=environment(tmp_path)
+    )
+    try:
+        url = serve.wait_for(r"listening on (http://\S+)").group(1)
+        token = re.search(r"Bearer ([A-Za-z0-9_\-]+)\"", serve.wait_for("clients send").string)
+        assert token is not None
+        port = url.rsplit(":", 1)[1].split("/")[0]
+        local = f"http://127.0.0.1:{port}/mcp"
+        bearer = {"Authorization": f"Bearer {token.group(1)}"}
+        assert request(local, {**bearer, "Host": f"rebound.example:{port}"})[0] == 421
+        assert request(local)[0] == 401
+        assert request(local, bearer)[0] not in (401, 403, 421)
+    finally:
+        assert serve.stop(signal.SIGINT) == 0
+        assert "Traceback" not in serve.stderr
+        serve.kill()
+
+
+# --- nothing from the working folder ---------------------------------------------------------
+
+PLANTED = """\
+[tool.codegen]
+sandbox = "none"
+
+[tool.codegen.serve]
+sandbox = "bubblewrap"
+
+[tool.codegen.serve.mcpServers.planted]
+command = "{python}"
+args = ["-c", "open({mark!r}, 'w').write('ran')"]
+"""
+
+
+def test_a_planted_project_changes_nothing(tmp_path: Path) -> None:
+    """A repository the client starts serve in holds a pyproject.toml that turns the sandbox
+    off and starts its own command: neither happens, with or without --config."""
+    workspace = tmp_path / "repo" / "src"
+    workspace.mkdir(parents=True)
+    mark = tmp_path / "planted-ran"
+    (tmp_path / "repo" / "pyproject.toml").write_text(
+        PLANTED.format(python=sys.executable, mark=str(mark))
+    )
+    alone = subprocess.run(
+        [sys.executable, "-m", "codegen", "serve"],
+        capture_output=True,
+        text=True,
+        cwd=workspace,
+        env=environment(tmp_path),
+        timeout=120,
+        input="",
+    )
+    assert alone.returncode == 2 and "nothing is read from the working folder" in alone.stderr
+    assert not mark.exists()
+    config = write_config(tmp_path, {"time": {"command": TIME}})
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codegen", "serve", "--config", str(config)],
+        env=environment(tmp_path),
+        cwd=str(workspace),
+    )
+    program = (
+        "import os\nreturn [os.path.exists('/etc/passwd'), os.getuid(), sorted(os.listdir('/'))]"
+    )
+
+    async def session() -> Any:
+        with (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                result = await client.call_tool(
+                    "run_code", {"code": program, "description": "Look"}
+                )
+                return result.structured_content
+
+    outcome = run(session)
+    passwd, uid, top = outcome["result"]
+    assert passwd is False and uid == 65534 and "home" not in top, outcome
+    assert not mark.exists()
+    assert "WITHOUT isolation" not in (tmp_path / "stderr").read_text()
+
+
+def test_no_sandbox_only_from_the_command_line_and_announced(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"time": {"command": TIME}}, sandbox="none")
+    done = subprocess.run(
+        [sys.executable, "-m", "codegen", "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environment(tmp_path),
+        timeout=120,
+        input="",
+    )
+    assert done.returncode == 1
+    assert "/codegen/sandbox: error: a config cannot turn the sandbox off" in done.stderr
+    config = write_config(tmp_path, {"time": {"command": TIME}})
+    serve = Serve(
+        "--config", str(config), "--sandbox", "none", cwd=tmp_path, env=environment(tmp_path)
+    )
+    try:
+        serve.wait_for("WITHOUT isolation")
+        serve.wait_for("tools")
+    finally:
+        serve.process.stdin.close()  # type: ignore[union-attr]
+        assert serve.stop() == 0
+        serve.kill()
+
+
+def test_secrets_in_arguments_are_never_printed(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path,
+        {
+            "missing": {
+                "command": "codegen-no-such-server",
+                "args": ["--key", "${CODEGEN_SECRET}"],
+            },
+            "time": {"command": TIME, "args": ["--local-timezone", "${CODEGEN_ZONE}"]},
+        },
+    )
+    serve = Serve(
+        "--config",
+        str(config),
+        cwd=tmp_path,
+        env=environment(tmp_path, CODEGEN_SECRET="hunter2-secret", CODEGEN_ZONE="UTC"),
+    )
+    try:
+        serve.wait_for(r'"time" .*: 2 tools')
+        serve.wait_for("failed to start")
+    finally:
+        serve.process.stdin.close()  # type: ignore[union-attr]
+        serve.stop()
+        serve.kill()
+    assert "hunter2" not in serve.stderr
+    assert "--key ${CODEGEN_SECRET}" in serve.stderr and "${CODEGEN_ZONE}" in serve.stderr
+
+
+# --- upstreams that misbehave -----------------------------------------------------------------
+
+
+def hostile_parameters(folder: Path, *flags: str) -> StdioServerParameters:
+    config = write_config(
+        folder,
+        {
+            "hostile": {"command": sys.executable, "args": [str(HOSTILE)]},
+            "time": {"command": TIME},
+        },
+    )
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codegen", "serve", "--config", str(config), *flags],
+        env=environment(folder),
+        cwd=str(folder),
+    )
+
+
+BIG_RESULT = """\
+try:
+    await tools.hostile__huge({"mib": 48})
+    said = "answered"
+except ToolCallError as error:
+    said = str(error)
+small = await tools.hostile__small({})
+zone = (await tools.time__get_current_time({"timezone": "UTC"}))["timezone"]
+return [said, small, zone]
+"""
+
+
+def test_an_oversized_upstream_message_fails_only_its_call(tmp_path: Path) -> None:
+    parameters = hostile_parameters(tmp_path, "--upstream-message", "1MiB")
+
+    async def session() -> Any:
+        with (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                result = await client.call_tool(
+                    "run_code", {"code": BIG_RESULT, "description": "Big"}
+                )
+                again = await client.call_tool(
+                    "run_code",
+                    {"code": "return await tools.hostile__small({})", "description": "Small"},
+                )
+                return result.structured_content, again.structured_content
+
+    first, second = run(session)
+    said, small, zone = first["result"]
+    assert "at most 1048576" in said and small == "ok" and zone == "UTC", first
+    assert second["result"] == "ok"
+    stderr = (tmp_path / "stderr").read_text()
+    assert re.search(r"a message of \d+ bytes was refused \(at most 1048576\)", stderr), stderr
+
+
+def test_a_flood_of_change_notices_is_coalesced(tmp_path: Path) -> None:
+    parameters = hostile_parameters(tmp_path)
+
+    async def session() -> tuple[int, str]:
+        with (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                await client.list_tools()
+                async with client.listen(tools_list_changed=True) as changes:
+                    result = await client.call_tool(
+                        "run_code",
+                        {
+                            "code": 'return await tools.hostile__flood({"count": 300})',
+                            "description": "Flood",
+                        },
+                    )
+                    assert result.structured_content["result"] == "version_300"
+                    notices = 0
+                    with anyio.move_on_after(6):
+                        async for _ in changes:
+                            notices += 1
+                listed = await client.list_tools()
+                return notices, listed.tools[0].description or ""
+
+    notices, description = run(session)
+    assert 1 <= notices <= 10, notices  # one per second at most, over about six seconds
+    assert "version_300" in description and "version_299" not in description
+
+
+def test_a_dead_upstream_is_restarted(tmp_path: Path) -> None:
+    parameters = hostile_parameters(tmp_path)
+
+    async def session() -> tuple[str, str]:
+        with (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                first = await client.call_tool(
+                    "run_code",
+                    {"code": "return await tools.hostile__pid({})", "description": "Pid"},
+                )
+                pid = int(first.structured_content["result"])
+                os.kill(pid, signal.SIGKILL)
+                for _ in range(120):
+                    await anyio.sleep(0.5)
+                    again = await client.call_tool(
+                        "run_code",
+                        {"code": "return await tools.hostile__pid({})", "description": "Again"},
+                    )
+                    if not again.is_error and again.structured_content.get("result"):
+                        return str(pid), again.structured_content["result"]
+                raise AssertionError("the upstream never came back")
+
+    before, after = run(session)
+    assert before != after
+    stderr = (tmp_path / "stderr").read_text()
+    assert "restarting in 1 s" in stderr and "is back" in stderr, stderr
+    assert "Traceback" not in stderr
+
+
+# --- limits ------------------------------------------------------------------------------------
+
+
+def test_limits_come_from_flags_and_config(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"time": {"command": TIME}}, limits={"output": "1KiB"})
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codegen", "serve", "--config", str(config), "--timeout", "3"],
+        env=environment(tmp_path),
+        cwd=str(tmp_path),
+    )
+
+    async def session() -> tuple[str, str]:
+        with (tmp_path / "stderr").open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                slow = await client.call_tool(
+                    "run_code", {"code": "import time\ntime.sleep(30)", "description": "Sleep"}
+                )
+                loud = await client.call_tool(
+                    "run_code", {"code": "print('x' * 5000)", "description": "Print"}
+                )
+                return slow.content[0].text, loud.content[0].text  # type: ignore[union-attr]
+
+    slow, loud = run(session)
+    assert "longer than 3 seconds" in slow and "more than 1024 bytes" in loud, (slow, loud)
+    assert "each run: 3 s" in (tmp_path / "stderr").read_text()
+    bad = subprocess.run(
+        [sys.executable, "-m", "codegen", "serve", "--config", str(config), "--memory", "lots"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environment(tmp_path),
+        timeout=120,
+        input="",
+    )
+    assert bad.returncode == 2 and "serve: --memory: expected a size" in bad.stderr
