@@ -90,19 +90,37 @@ def staged(path: str) -> str:
     if reachable(real):
         return real
     target = os.path.join(stage(), f"{len(os.listdir(stage()))}-{os.path.basename(real)}")
+    copy_reachable(real, target)
+    return target
+
+
+def copy_reachable(source: str, target: str) -> None:
+    """A copy of `source` (hard links where the file system allows) that every user may
+    read, folders entered."""
+    real = os.path.realpath(source)
     if os.path.isdir(real):
-        shutil.copytree(real, target, copy_function=_link_or_copy, symlinks=True)
+        shutil.copytree(
+            real,
+            target,
+            copy_function=_link_or_copy,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
     else:
         _link_or_copy(real, target)
+    # folders are new; a file may be a hard link to the original: only read bits are
+    # added, and only where missing
+    paths = [(target, os.path.isdir(target))]
     for root, folders, files in os.walk(target):
-        for name in folders:
-            os.chmod(os.path.join(root, name), 0o755)
-        for name in files:
-            full = os.path.join(root, name)
-            if not os.path.islink(full):
-                os.chmod(full, os.stat(full).st_mode | 0o444)
-    os.chmod(target, os.stat(target).st_mode | 0o555 if os.path.isdir(target) else 0o755)
-    return target
+        paths += [(os.path.join(root, name), True) for name in folders]
+        paths += [(os.path.join(root, name), False) for name in files]
+    for path, folder in paths:
+        if os.path.islink(path):
+            continue
+        mode = os.stat(path).st_mode
+        wanted = 0o755 if folder else mode | 0o444
+        if mode & 0o7777 != wanted & 0o7777:
+            os.chmod(path, wanted)
 
 
 @cache

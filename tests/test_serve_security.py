@@ -594,3 +594,72 @@ def test_limits_come_from_flags_and_config(tmp_path: Path) -> None:
         input="",
     )
     assert bad.returncode == 2 and "serve: --memory: expected a size" in bad.stderr
+
+
+# --- the same front door and folder rules with serve running as a normal user -------------
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the tests run as a normal user already")
+def test_serve_as_a_normal_user_keeps_the_door_locked_and_the_folder_out(tmp_path: Path) -> None:
+    """`codegen serve` started as an unprivileged uid: HTTP still needs the token and a known
+    Host, and a planted project in its working folder still changes nothing."""
+    from unprivileged import as_user, fixture_server, serve_argv, user_folder
+
+    home = user_folder(f"home-{os.getpid()}-{tmp_path.name}")
+    workspace = home / "repo" / "src"
+    workspace.mkdir(parents=True)
+    mark = home / "planted-ran"
+    (home / "repo" / "pyproject.toml").write_text(
+        PLANTED.format(python=sys.executable, mark=str(mark))
+    )
+    for path in (home / "repo", workspace):
+        os.chown(path, 64123, 64123)
+    config = write_config(home, {"hostile": fixture_server(HOSTILE)})
+    env = {"PATH": os.defpath, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
+    alone = subprocess.run(
+        serve_argv(),
+        capture_output=True,
+        text=True,
+        cwd=workspace,
+        env=env,
+        timeout=120,
+        input="",
+        **as_user(),
+    )
+    assert alone.returncode == 2 and "nothing is read from the working folder" in alone.stderr
+    assert not mark.exists()
+    argv = serve_argv("--config", str(config), "--http", "127.0.0.1:0")
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=workspace,
+        env=env,
+        text=True,
+        **as_user(),
+    )
+    try:
+        assert process.stderr is not None
+        lines: list[str] = []
+        while not any("clients send" in line for line in lines):
+            line = process.stderr.readline()
+            assert line, f"serve ended early: {lines}"
+            lines.append(line.rstrip("\n"))
+        text = "\n".join(lines)
+        url = re.search(r"listening on (http://\S+)", text)
+        token = re.search(r"Bearer ([A-Za-z0-9_\-]+)\"", text)
+        assert url is not None and token is not None, text
+        port = url.group(1).rsplit(":", 1)[1].split("/")[0]
+        assert request(url.group(1))[0] == 401
+        bearer = {"Authorization": f"Bearer {token.group(1)}"}
+        assert request(url.group(1), {**bearer, "Host": f"evil.example:{port}"})[0] == 421
+        program = "import os\nreturn [await tools.hostile__small({}), os.getuid(), os.path.exists('/etc/passwd')]"
+        names, result = run(lambda: client_call(url.group(1), token.group(1), program))
+        assert names == ["run_code"] and result["result"] == ["ok", 65534, False], result
+        assert not mark.exists()
+        assert "memory cgroup" in text  # how a run's memory is bounded here, said at start
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        rest = process.stderr.read() if process.stderr else ""
+        assert "Traceback" not in rest

@@ -344,11 +344,19 @@ def _parse_server(reader: _Reader, name: str, entry: Any, where: str) -> Upstrea
     written = [entry["command"], *(a for a in entry.get("args", []) if isinstance(a, str))]
     return Upstream(
         command=(command, *arguments),
-        shown=" ".join(written),
+        shown=" ".join(_one_line(part) for part in written),
         env=env,
         cwd=None if cwd is None else reader.string(cwd, f"{where}/cwd", expand=True),
         **common,
     )
+
+
+def _one_line(part: str) -> str:
+    """An argument as messages show it: as it is, or quoted when it holds spaces, quotes
+    or line breaks (then one line still)."""
+    if part and not re.search(r"[\s\"'\\]", part):
+        return part
+    return json.dumps(part, ensure_ascii=False)
 
 
 def load_servers_file(path: Path, display: str) -> ServeConfig:
