@@ -150,8 +150,14 @@ async def hostile_loop(url: str, until: float, counts: dict[str, int]) -> None:
         while time.monotonic() < until:
             program = HOSTILE_PROGRAMS[index % len(HOSTILE_PROGRAMS)]
             index += 1
+            started = time.perf_counter()
             result = await client.call_tool("run_code", {"code": program, "description": "Hostile"})
+            took = time.perf_counter() - started
             counts["hostile runs"] = counts.get("hostile runs", 0) + 1
+            counts["hostile run max s"] = max(counts.get("hostile run max s", 0), round(took, 1))
+            if os.environ.get("BENCH_VERBOSE"):
+                text = " ".join(getattr(b, "text", "") for b in result.content)
+                print(f"hostile {index}: {took:.1f} s: {text[:120]!r}", file=sys.stderr)
             if not result.is_error:
                 counts["hostile runs not refused"] = counts.get("hostile runs not refused", 0) + 1
 
@@ -206,6 +212,7 @@ async def phase(args: argparse.Namespace, hostile: bool, folder: Path) -> dict[s
     path = config(folder)
     serve = subprocess.Popen(
         [*serve_command(), "--config", str(path), "--http", "127.0.0.1:0"],
+        cwd=folder,  # not this checkout: `-m codegen` looks in the working folder first
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=environment(),
@@ -242,6 +249,7 @@ async def phase(args: argparse.Namespace, hostile: bool, folder: Path) -> dict[s
                     command=command[0],
                     args=[*command[1:], "--config", str(path)],
                     env=environment(),
+                    cwd=folder,
                 )
                 with open(os.devnull, "w") as errlog:
                     transport = stdio_client(parameters, errlog=errlog)
@@ -260,6 +268,16 @@ async def phase(args: argparse.Namespace, hostile: bool, folder: Path) -> dict[s
         serve.wait(60)
     elapsed = time.monotonic() - started
     latencies = [x for s in stats.values() for x in s.latencies]
+    by_transport = {}
+    for kind in ("http", "stdio"):
+        each = [x for tag, s in stats.items() if tag.startswith(kind) for x in s.latencies]
+        if each:
+            by_transport[kind] = {
+                "runs_per_second": round(len(each) / args.seconds, 2),
+                "p50_ms": round(statistics.median(each) * 1000, 1),
+                "p99_ms": round(_quantile(each, 0.99) * 1000, 1),
+                "max_ms": round(max(each) * 1000, 1),
+            }
     asked = sum(s.asked for s in stats.values())
     answered = sum(s.answered for s in stats.values())
     http_ledger: dict[str, int] = {}
@@ -279,6 +297,8 @@ async def phase(args: argparse.Namespace, hostile: bool, folder: Path) -> dict[s
         "runs_per_second": round(len(latencies) / args.seconds, 2),
         "p50_ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
         "p99_ms": round(_quantile(latencies, 0.99) * 1000, 1) if latencies else None,
+        "max_ms": round(max(latencies) * 1000, 1) if latencies else None,
+        "by_transport": by_transport,
         "failed_runs": sum(len(s.errors) for s in stats.values()),
         "failures": sorted({e for s in stats.values() for e in s.errors})[:5],
         "asked": asked,
@@ -307,11 +327,12 @@ async def main(args: argparse.Namespace) -> None:
     for row in rows:
         print(json.dumps(row, indent=1))
     calm, rough = rows
-    if calm["p50_ms"] and rough["p50_ms"]:
+    for kind in calm["by_transport"]:
+        before, after = calm["by_transport"][kind], rough["by_transport"][kind]
         print(
-            f"hostile / calm: p50 {rough['p50_ms'] / calm['p50_ms']:.2f}x, "
-            f"p99 {rough['p99_ms'] / calm['p99_ms']:.2f}x, "
-            f"runs/s {rough['runs_per_second'] / calm['runs_per_second']:.2f}x"
+            f"{kind} clients, hostile / calm: p50 {after['p50_ms'] / before['p50_ms']:.2f}x, "
+            f"p99 {after['p99_ms'] / before['p99_ms']:.2f}x, "
+            f"runs/s {after['runs_per_second'] / before['runs_per_second']:.2f}x"
         )
 
 

@@ -123,6 +123,21 @@ class Serve:
         return "\n".join(self.lines)
 
 
+def serve_once(
+    *args: str, folder: Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`codegen serve ARGS` run to its end with nothing on stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "codegen", "serve", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or folder,
+        env=environment(folder),
+        timeout=120,
+        input="",
+    )
+
+
 def http_serve(folder: Path, *flags: str, **extra: str) -> tuple[Serve, str, str | None]:
     """A serve over HTTP on a free loopback port: (serve, url, token it printed)."""
     config = write_config(folder, {"time": {"command": TIME}})
@@ -280,15 +295,7 @@ def test_the_token_from_the_environment_or_the_config_is_never_printed(tmp_path:
 
 def test_off_loopback_needs_an_explicit_flag_and_still_the_token(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"time": {"command": TIME}})
-    refused = subprocess.run(
-        [sys.executable, "-m", "codegen", "serve", "--config", str(config), "--http", "0.0.0.0:0"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment(tmp_path),
-        timeout=120,
-        input="",
-    )
+    refused = serve_once("--config", str(config), "--http", "0.0.0.0:0", folder=tmp_path)
     assert refused.returncode == 2, refused.stderr
     assert "not a loopback address" in refused.stderr and "--http-allow-remote" in refused.stderr
     assert "Traceback" not in refused.stderr
@@ -356,15 +363,7 @@ def test_a_planted_project_changes_nothing(tmp_path: Path) -> None:
     (tmp_path / "repo" / "pyproject.toml").write_text(
         PLANTED.format(python=sys.executable, mark=str(mark))
     )
-    alone = subprocess.run(
-        [sys.executable, "-m", "codegen", "serve"],
-        capture_output=True,
-        text=True,
-        cwd=workspace,
-        env=environment(tmp_path),
-        timeout=120,
-        input="",
-    )
+    alone = serve_once(folder=tmp_path, cwd=workspace)
     assert alone.returncode == 2 and "nothing is read from the working folder" in alone.stderr
     assert not mark.exists()
     config = write_config(tmp_path, {"time": {"command": TIME}})
@@ -395,15 +394,7 @@ def test_a_planted_project_changes_nothing(tmp_path: Path) -> None:
 
 def test_no_sandbox_only_from_the_command_line_and_announced(tmp_path: Path) -> None:
     config = write_config(tmp_path, {"time": {"command": TIME}}, sandbox="none")
-    done = subprocess.run(
-        [sys.executable, "-m", "codegen", "serve", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment(tmp_path),
-        timeout=120,
-        input="",
-    )
+    done = serve_once("--config", str(config), folder=tmp_path)
     assert done.returncode == 1
     assert "/codegen/sandbox: error: a config cannot turn the sandbox off" in done.stderr
     config = write_config(tmp_path, {"time": {"command": TIME}})
@@ -584,15 +575,7 @@ def test_limits_come_from_flags_and_config(tmp_path: Path) -> None:
     slow, loud = run(session)
     assert "longer than 3 seconds" in slow and "more than 1024 bytes" in loud, (slow, loud)
     assert "each run: 3 s" in (tmp_path / "stderr").read_text()
-    bad = subprocess.run(
-        [sys.executable, "-m", "codegen", "serve", "--config", str(config), "--memory", "lots"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environment(tmp_path),
-        timeout=120,
-        input="",
-    )
+    bad = serve_once("--config", str(config), "--memory", "lots", folder=tmp_path)
     assert bad.returncode == 2 and "serve: --memory: expected a size" in bad.stderr
 
 

@@ -207,26 +207,24 @@ class RunCgroup:
         """SIGKILL whatever is still inside, then remove the folders (waiting up to `wait`
         seconds for the processes to be gone)."""
         deadline = time.monotonic() + wait
-        while True:
-            for pid in self.processes():
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            if self.remove() or time.monotonic() >= deadline:
-                return not self.folders
+        while not self._killed_and_removed() and time.monotonic() < deadline:
             time.sleep(0.01)
+        return not self.folders
 
     async def dispose(self, wait: float = 5.0) -> bool:
         """`kill_and_remove` without blocking the event loop."""
         import asyncio
 
         deadline = time.monotonic() + wait
-        while True:
-            for pid in self.processes():
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            if self.remove() or time.monotonic() >= deadline:
-                return not self.folders
+        while not self._killed_and_removed() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
+        return not self.folders
+
+    def _killed_and_removed(self) -> bool:
+        for pid in self.processes():
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return self.remove()
 
 
 def _limit_memory(folder: Path, version: int, limit: int) -> None:

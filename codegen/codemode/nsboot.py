@@ -1,6 +1,7 @@
 """The `namespaces` sandbox: puts a command into new Linux namespaces with the raw syscalls,
-where bubblewrap is missing. Standard library only; started as
-`python -I -S -c <this file> CONFIG_JSON` and replaced by CONFIG's command at the end.
+where bubblewrap is missing. Standard library only, and only what loads fast (it runs once
+per sandboxed run): started as `python -I -S -c <this file> CONFIG` (a `marshal`led dict in
+hex) and replaced by CONFIG's command at the end.
 
 What it builds, in order (the same isolation as the bubblewrap sandbox):
 1. this process (the launcher) forks a child that makes new user, mount, pid, network, IPC
@@ -30,15 +31,15 @@ Any failure is one line on stderr and exit status 125, before the command runs.
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # signal loads enum: slower to start
 import ctypes
-import json
+import marshal
 import os
-import platform
-import select
-import signal
-import stat
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -176,7 +177,7 @@ def build_root(config: dict[str, Any], sources: dict[str, int]) -> None:
     work = mountpoint(root, "/tmp", True)
     mount("tmpfs", work, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={config['tmp_bytes']}")
     for path, handle in sources.items():
-        directory = stat.S_ISDIR(os.fstat(handle).st_mode)
+        directory = os.fstat(handle).st_mode & 0o170000 == 0o040000  # S_ISDIR
         bind_read_only(f"/proc/self/fd/{handle}", mountpoint(root, path, directory))
         os.close(handle)
     sources.clear()
@@ -190,9 +191,10 @@ def build_root(config: dict[str, Any], sources: dict[str, int]) -> None:
     cover_proc(proc, config)
     os.chdir(root)
     os.mkdir(".host")
-    number = SYS_PIVOT_ROOT.get(platform.machine())
+    machine = os.uname().machine
+    number = SYS_PIVOT_ROOT.get(machine)
     if number is None:
-        raise SetupError(f"pivot_root: unknown architecture {platform.machine()}")
+        raise SetupError(f"pivot_root: unknown architecture {machine}")
     check(libc.syscall(number, b".", b".host"), "pivot_root")
     os.chdir("/")
     check(libc.umount2(b"/.host", MNT_DETACH), "detaching the host's tree")
@@ -279,9 +281,13 @@ def close_others(*keep: int) -> None:
 def die_with_parent(alive: int) -> None:
     """PR_SET_PDEATHSIG, then exit if the parent died before it was set (`alive` is the read
     end of a pipe whose write end only the parent holds: readable means closed)."""
-    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
-    if select.select([alive], [], [], 0)[0]:
+    check(libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    os.set_blocking(alive, False)
+    try:
+        os.read(alive, 1)  # the parent writes nothing: an answer means its end is closed
         os._exit(FAILED)
+    except BlockingIOError:
+        pass
     os.close(alive)
 
 
@@ -306,7 +312,7 @@ def sandbox(config: dict[str, Any], sources: dict[str, int]) -> int:
             os._exit(FAILED)
         os._exit(reap(config["command"], config["environment"]))
     close_others(alive_write)
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+    _signal.signal(_signal.SIGTERM, lambda *_: os.kill(pid, _signal.SIGKILL))
     return wait_for(pid)
 
 
@@ -325,7 +331,7 @@ def map_identity(pid: int, run_as: list[int] | None) -> None:
 
 def enter(config: dict[str, Any]) -> int:
     """Steps 1 and 2; returns the sandbox's exit status (this process's, to exit with)."""
-    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+    check(libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
     if os.getppid() == 1:
         return FAILED  # the host died before the line above
     run_as = config.get("run_as")
@@ -354,7 +360,7 @@ def enter(config: dict[str, Any]) -> int:
                 os.setgroups([])
             os.setresuid(0, 0, 0)
             # a change of uid clears the death signal: arm it again
-            check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+            check(libc.prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
             if os.getppid() != launcher:
                 os._exit(FAILED)  # the launcher died before the line above
         except (SetupError, OSError) as error:
@@ -362,13 +368,13 @@ def enter(config: dict[str, Any]) -> int:
             os._exit(FAILED)
         os._exit(sandbox(config, sources))
     close_others(alive_write, unshared_read, mapped_write)
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+    _signal.signal(_signal.SIGTERM, lambda *_: os.kill(pid, _signal.SIGKILL))
     try:
         if os.read(unshared_read, 1) != b"u":
             return wait_for(pid)  # the child said why on stderr
         map_identity(pid, run_as)
     except (SetupError, OSError):
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, _signal.SIGKILL)
         wait_for(pid)
         raise
     os.write(mapped_write, b"m")
@@ -377,7 +383,7 @@ def enter(config: dict[str, Any]) -> int:
 
 
 def main() -> None:
-    config = json.loads(sys.argv[1])
+    config = marshal.loads(bytes.fromhex(sys.argv[1]))
     try:
         status = enter(config)
     except (SetupError, OSError) as error:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import marshal
 import os
 import shutil
 import subprocess
@@ -176,7 +177,7 @@ class Launcher:
             "command": command,
             "environment": environment,
         }
-        return Spawn([self.booter, "-I", "-S", "-c", nsboot_source(), json.dumps(config)])
+        return Spawn([self.booter, "-I", "-S", "-c", nsboot_source(), marshal.dumps(config).hex()])
 
     def argv(self, arguments: Sequence[str], environment: dict[str, str]) -> list[str]:
         """The command line alone (for display and tests; it opens nothing)."""

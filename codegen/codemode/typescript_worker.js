@@ -172,11 +172,21 @@
       return function bound(args) {
         if (arguments.length > 1) throw new TypeError(`${name}: pass one object of arguments`);
         const value = args === undefined ? {} : args;
-        checkJson(value, "$", 0);
         const site = {}; // where the program called: a failure's stack points there
         Error.captureStackTrace(site, bound);
-        const encoded = stringify(value);
-        const size = byteLength(encoded, "utf8");
+        // the size first: a call that is too large is refused before any walk
+        let encoded;
+        try {
+          encoded = stringify(value);
+        } catch {
+          encoded = undefined; // not JSON: the check below says where
+        }
+        let size = encoded === undefined ? 0 : byteLength(encoded, "utf8");
+        if (!(argumentLimit && size > argumentLimit)) {
+          checkJson(value, "$", 0);
+          if (encoded === undefined) encoded = stringify(value);
+          size = byteLength(encoded, "utf8");
+        }
         if (argumentLimit && size > argumentLimit) {
           const message =
             `the arguments are ${size} bytes of JSON; a tool call may carry at most ` +

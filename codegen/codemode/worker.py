@@ -105,29 +105,64 @@ MAX_DEPTH = 256
 """Containers a value may nest (`[[1]]` nests 2); the host refuses deeper values too."""
 
 
-def _check_json(value: Any, path: str = "$", depth: int = 0) -> None:
-    """Refuse anything that does not survive a JSON round trip exactly."""
-    if value is None or isinstance(value, (bool, str)):
-        return
-    if isinstance(value, int):
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise TypeError(f"{path}: {value!r} is not a finite number")
-        return
-    if isinstance(value, (list, dict)) and depth >= MAX_DEPTH:
-        raise TypeError(f"{path}: nested too deeply (more than {MAX_DEPTH} levels)")
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            _check_json(item, f"{path}[{index}]", depth + 1)
-        return
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"{path}: key {key!r} is not a string")
-            _check_json(item, f"{path}.{key}", depth + 1)
-        return
-    raise TypeError(f"{path}: {type(value).__name__} is not a JSON value")
+def _check_json(value: Any) -> None:
+    """Refuse anything that does not survive a JSON round trip exactly; linear, and the
+    path is spelled only for the value refused."""
+    pending: list[tuple[Any, Any, int]] = [(value, None, 0)]
+    while pending:
+        item, where, depth = pending.pop()
+        kind = type(item)
+        if item is None or kind is bool or kind is str or kind is int:
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                raise TypeError(f"{_path(where)}: {item!r} is not a finite number")
+            continue
+        if isinstance(item, bool | str | int):
+            continue  # a subclass: it encodes as its base type
+        if not isinstance(item, list | dict):
+            raise TypeError(f"{_path(where)}: {type(item).__name__} is not a JSON value")
+        if depth >= MAX_DEPTH:
+            raise TypeError(f"{_path(where)}: nested too deeply (more than {MAX_DEPTH} levels)")
+        if isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    raise TypeError(f"{_path(where)}: key {key!r} is not a string")
+            values, keys = list(item.values()), list(item)
+        else:
+            values = item
+            keys = None
+        if _all_plain(values):
+            continue  # checked in bulk, at C speed
+        # children pushed last first: the first bad value in document order is the one told
+        for index in range(len(values) - 1, -1, -1):
+            child = values[index]
+            if type(child) not in _PLAIN:
+                pending.append((child, (where, index if keys is None else keys[index]), depth + 1))
+
+
+_PLAIN = frozenset({int, str, bool, type(None)})
+
+
+def _all_plain(values: Any) -> bool:
+    """Every value a plain scalar or a finite float (checked in bulk)."""
+    types = set(map(type, values))
+    if types <= _PLAIN:
+        return True
+    if types <= {int, float, bool}:
+        try:
+            return all(map(math.isfinite, values))
+        except OverflowError:
+            return False
+    return False
+
+
+def _path(where: Any) -> str:
+    pieces: list[str] = []
+    while where is not None:
+        where, key = where
+        pieces.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return "$" + "".join(reversed(pieces))
 
 
 class _Tools:
@@ -151,9 +186,15 @@ class _Tools:
             if args is not None and kwargs:
                 raise TypeError(f"{name}: pass one dict of arguments or keywords, not both")
             arguments = kwargs if args is None else args
-            _check_json(arguments)
-            encoded = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+            try:  # the size first: a call that is too large is refused before any walk
+                encoded = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError, RecursionError):
+                encoded = ""  # not JSON: the check below says where
             size = len(encoded.encode("utf-8", "surrogatepass"))
+            if not (channel.argument_bytes and size > channel.argument_bytes):
+                _check_json(arguments)
+                encoded = encoded or json.dumps(arguments, ensure_ascii=False, allow_nan=False)
+                size = len(encoded.encode("utf-8", "surrogatepass"))
             if channel.argument_bytes and size > channel.argument_bytes:
                 raise ToolCallError(
                     name,

@@ -385,16 +385,22 @@ def load_servers_file(path: Path, display: str) -> ServeConfig:
         base = f"/{SETTINGS_KEY}"
         if not isinstance(table, dict):
             raise _problem(display, base, f"expected an object of settings, got {_kind(table)}")
-        for key in table:
-            if key not in SETTING_KEYS:
-                raise _problem(
-                    display,
-                    f"{base}/{escape_pointer_token(key)}",
-                    f"unknown setting {key!r} (known: {', '.join(SETTING_KEYS)})",
-                )
+        _known_keys(table, SETTING_KEYS, display, base, "setting")
         settings = parse_settings(table, display, base, _Reader(display, os.environ))
     upstreams = parse_servers(document["mcpServers"], display, "/mcpServers")
     return ServeConfig(display, upstreams, settings)
+
+
+def _known_keys(
+    table: dict[str, Any], known: tuple[str, ...], source: str, base: str, what: str
+) -> None:
+    for key in table:
+        if key not in known:
+            raise _problem(
+                source,
+                f"{base}/{escape_pointer_token(key)}",
+                f"unknown {what} {key!r} (known: {', '.join(known)})",
+            )
 
 
 def user_config(environ: Mapping[str, str] | None = None) -> Path:
@@ -415,13 +421,7 @@ def load_table(path: Path, display: str) -> ServeConfig | None:
     base = "/tool/codegen/serve"
     if not isinstance(serve, dict):
         raise _problem(display, base, f"expected a table, got {_kind(serve)}")
-    for key in serve:
-        if key not in TABLE_KEYS:
-            raise _problem(
-                display,
-                f"{base}/{escape_pointer_token(key)}",
-                f"unknown key {key!r} (known: {', '.join(TABLE_KEYS)})",
-            )
+    _known_keys(serve, TABLE_KEYS, display, base, "key")
     if "mcpServers" not in serve:
         raise _problem(display, base, "no mcpServers table: which servers should be served?")
     settings = parse_settings(serve, display, base, _Reader(display, os.environ))

@@ -1,0 +1,113 @@
+"""A run's cgroups: made with the limits the host can set, removed after the run, at the
+host's exit, and, when a host was killed before it could, by the next host. These need a
+host that may create cgroups (root on CI); elsewhere they say so and are skipped."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from codegen.codemode import cgroups
+from codegen.codemode.cgroups import RunCgroup, parents, run_memory_bound
+from codegen.codemode.protocol import RuntimeLimits
+from codegen.codemode.sandbox import TMP_BYTES
+from conftest import ROOT
+
+needs_cgroups = pytest.mark.skipif(
+    not parents(), reason="this host may not create cgroups (an unprivileged host)"
+)
+
+
+def folders_of(pid: int) -> list[Path]:
+    found = []
+    for parent in {p.directory for p in parents().values()}:
+        found += [p for p in parent.iterdir() if p.name.startswith(f"codegen-{pid}-")]
+    return found
+
+
+@needs_cgroups
+def test_a_run_cgroup_holds_its_limits_and_goes_away() -> None:
+    run = RunCgroup.create(7, 300 * 1024 * 1024)
+    assert run is not None
+    made = list(run.folders)
+    try:
+        if "pids" in parents():
+            assert run.pids_limit == 7
+            pids = [f for f in run.folders if (f / "pids.max").exists()]
+            assert pids and (pids[0] / "pids.max").read_text().strip() == "7"
+        if "memory" in parents():
+            assert run.memory_limit == 300 * 1024 * 1024 and run.memory_folder is not None
+        sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        run.add(sleeper.pid)
+        assert sleeper.pid in run.processes()
+        assert not run.remove()  # a process is inside
+        assert run.kill_and_remove()
+        assert sleeper.wait(10) == -signal.SIGKILL
+    finally:
+        run.kill_and_remove()
+    assert made and not any(folder.exists() for folder in made)
+
+
+@needs_cgroups
+def test_the_memory_bound_is_stated_as_it_holds() -> None:
+    limits = RuntimeLimits(memory_bytes=256 * 1024 * 1024, processes=10)
+    bound, how = run_memory_bound(limits)
+    if "memory" in parents():
+        assert bound == limits.memory_bytes + TMP_BYTES and "memory cgroup" in how
+    else:
+        assert bound == 10 * limits.memory_bytes + TMP_BYTES and "no memory cgroup" in how
+
+
+HOST = """
+import asyncio, os, sys
+sys.path.insert(0, sys.argv[1])
+from codegen.codemode.python_runtime import PythonRuntime
+from codegen.codemode.protocol import RuntimeLimits
+from codegen.codemode.runtime import Bindings
+from codegen.codemode.signals import AbortController
+
+async def main():
+    runtime = PythonRuntime(RuntimeLimits(timeout=120), sandbox="namespaces", spare=False)
+    async def call(name, args):
+        print("running", flush=True)
+        await asyncio.sleep(120)
+    await runtime.run("await tools.wait({})", Bindings(("wait",), call), AbortController().signal)
+
+asyncio.run(main())
+"""
+
+
+@needs_cgroups
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["exit", "kill"])
+def test_a_hosts_folders_never_stay(how: str) -> None:
+    """A host that exits (atexit) or is killed outright (its sandbox dies with it) leaves
+    no folder behind once the next host has made one of its own."""
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST, str(ROOT)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert host.stdout is not None and host.stdout.readline() == "running\n"
+        assert folders_of(host.pid), "the run has its folder"
+        host.send_signal(signal.SIGINT if how == "exit" else signal.SIGKILL)
+        host.wait(60)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    if how == "exit":
+        assert folders_of(host.pid) == []  # removed at the host's exit
+        return
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # its sandbox dies with it; then the folder empties
+        cgroups._SWEPT = False
+        cgroups._sweep_once()
+        if not folders_of(host.pid):
+            break
+        time.sleep(0.1)
+    assert folders_of(host.pid) == []
