@@ -362,6 +362,11 @@ def _launcher(mode: SandboxMode, image: WorkerImage, run_as: tuple[int, int] | N
             problem = _probe(candidate, image.probe)
             if problem is None:
                 log.debug("run_code sandbox: %s", kind)
+                if filter_program() is None:
+                    log.warning(
+                        "run_code sandbox: no system-call filter for %s; programs run without one",
+                        os.uname().machine,
+                    )
                 return candidate
             tried.append(f"{kind}: {problem}")
         raise SandboxUnavailable(
