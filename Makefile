@@ -14,16 +14,17 @@ test:
 fast:
 	$(PYTHON) -m pytest -m "not slow"
 
-# Everything CI runs, plus lint and the type check of the package itself.
+# The linters and the type check (scripts/test, and so CI, runs them before the suite).
 check: lint typecheck test
 
 lint:
-	$(PYTHON) -m ruff check codegen tests
-	$(PYTHON) -m ruff format --check codegen
+	$(PYTHON) -m ruff check codegen tests bench
+	$(PYTHON) -m ruff format --check codegen tests bench
 
 typecheck:
 	$(PYTHON) -m mypy codegen
 
-# Rewrite the golden files under snapshots/ after an intended change; review the diff.
+# Rewrite the golden files under snapshots/ after an intended change (only the tests marked
+# golden run); review the diff. A whole run fails on a golden file that no test uses.
 snap:
-	$(PYTHON) -m pytest tests --snapshot-update -q
+	$(PYTHON) -m pytest tests -m golden --snapshot-update -q

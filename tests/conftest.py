@@ -43,6 +43,10 @@ def corpus_id(path: Path) -> str:
     return path.relative_to(CORPUS).as_posix() if path.is_relative_to(CORPUS) else str(path)
 
 
+USED_GOLDEN: set[str] = set()
+"""The golden files this process's tests compared with (paths under `snapshots/`)."""
+
+
 def golden_extension(
     target: str, extension: str, name: str | None = None
 ) -> type[SingleFileSnapshotExtension]:
@@ -60,9 +64,12 @@ def golden_extension(
         @classmethod
         def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
             if name is not None:
-                return name
-            test = test_location.testname
-            return test[test.index("[") + 1 : -1] if "[" in test else test
+                found = name
+            else:
+                test = test_location.testname
+                found = test[test.index("[") + 1 : -1] if "[" in test else test
+            USED_GOLDEN.add(f"{target}/{found}.{extension}")
+            return found
 
         def serialize(self, data: Any, **kwargs: Any) -> bytes:
             return data.encode("utf-8") if isinstance(data, str) else bytes(data)
@@ -99,3 +106,51 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         and all(Path(arg.partition("::")[0]).is_dir() for arg in config.args)
     ):
         config.option.numprocesses = "auto"
+
+
+# --- every golden file is some test's ------------------------------------------------------
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that compare with golden files carry the `golden` mark (`make snap`)."""
+    for item in items:
+        if "golden" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.golden)
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist: a worker's golden files, gathered by the controller."""
+    USED_GOLDEN.update(node.workeroutput.get("golden", ()))
+
+
+def _ran_every_golden_test(config: pytest.Config) -> bool:
+    """A run whose selection cannot have left a golden test out: every test directory,
+    no mark but `golden`, no keyword, nothing deselected."""
+    return (
+        not config.getoption("keyword", "")
+        and config.getoption("markexpr", "") in ("", "golden")
+        and not config.getoption("deselect", None)
+        and all(Path(arg).resolve() in (ROOT / "tests", ROOT) for arg in config.args)
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A golden file that no test compared with fails a whole, passing run: it is left from
+    a test renamed or removed, and nothing checks it any more."""
+    config = session.config
+    if hasattr(config, "workerinput"):
+        config.workeroutput["golden"] = sorted(USED_GOLDEN)  # type: ignore[attr-defined]
+        return
+    if exitstatus != 0 or not _ran_every_golden_test(config) or not USED_GOLDEN:
+        return
+    on_disk = {p.relative_to(SNAPSHOTS).as_posix() for p in SNAPSHOTS.rglob("*") if p.is_file()}
+    orphans = sorted(on_disk - USED_GOLDEN)
+    if orphans:
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                "golden files no test compares with (remove them, or the test that should "
+                f"use them is gone): {', '.join(orphans)}",
+                red=True,
+            )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -51,3 +51,25 @@ def left_processes(
     # killed); one that escaped is still there after the grace period.
     _, alive = psutil.wait_procs(orphans, timeout=ORPHAN_GRACE)
     return found + [process for process in alive if running(process.pid)]
+
+
+def process_group_gone(pid: int) -> bool:
+    """No process of the group runs: the group is empty, or holds only zombies waiting for
+    init to reap them (a sandbox launcher's children, orphaned when it was killed)."""
+    try:
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pid and fields[0] != "Z":  # state, ppid, pgrp
+            return False
+    return True

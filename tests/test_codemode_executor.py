@@ -169,7 +169,8 @@ def test_collapse_invariant(
     scope = registry.root
     for label, mode in chain:
         scope = registry.scope(label or "s", scope)
-        registry.set_mode(mode, scope) if mode is not None else None
+        if mode is not None:
+            registry.set_mode(mode, scope)
     effective = registry.mode_for(scope)
     controller = AbortController()
     if pre_aborted:

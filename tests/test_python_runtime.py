@@ -17,7 +17,7 @@ from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.results import ErrorCode, ToolResult
 from codegen.codemode.signals import AbortController
 from codemode_helpers import run
-from processes import WORKER_MARK, left_processes
+from processes import WORKER_MARK, left_processes, process_group_gone
 
 
 async def read_file(args: Any, context: Any) -> Any:
@@ -90,16 +90,6 @@ async def abort_once_running(
     await asyncio.sleep(0.2)
     controller.abort("user stopped it")
     return await asyncio.wait_for(task, hang_guard)
-
-
-def process_group_gone(pid: int) -> bool:
-    try:
-        os.killpg(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
 
 
 def assert_no_worker_left(runtime: PythonRuntime) -> None:

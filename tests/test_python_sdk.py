@@ -63,16 +63,20 @@ def test_at_least_25_golden_cases() -> None:
     assert len(GOLDEN_CASES) >= 25
 
 
-@pytest.mark.slow
+GOLDEN_PATHS = [SCHEMAS / f"{case}.json" for case in GOLDEN_CASES]
+
+
 @pytest.mark.parametrize(
     "path",
-    all_inputs(),
-    ids=[
-        corpus_id(p) if p not in [SCHEMAS / f"{c}.json" for c in GOLDEN_CASES] else p.stem
+    [
+        pytest.param(p, id=p.stem)
+        if p in GOLDEN_PATHS
+        else pytest.param(p, id=corpus_id(p), marks=pytest.mark.slow)
         for p in all_inputs()
     ],
 )
 def test_black_fixed_point_and_structure(path: Path) -> None:
+    """The golden cases in the daily loop, the corpus with the slow checks."""
     catalog = catalog_of(path)
     text = render_python_sdk(catalog)
     assert black.format_str(text, mode=black.Mode()) == text

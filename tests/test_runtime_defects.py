@@ -31,6 +31,7 @@ from codegen.codemode.results import ErrorCode, ToolResult
 from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput
 from codegen.codemode.signals import AbortController, AbortSignal
 from codemode_helpers import Recorder, ScriptedRuntime, echo_tool, registry_with, run
+from processes import process_group_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,16 +73,6 @@ def process_gone(pid: int) -> bool:
         return True
 
 
-def group_gone(pid: int) -> bool:
-    try:
-        os.killpg(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
-
-
 def wait_until(condition: Any, limit: float) -> bool:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -103,7 +94,9 @@ def live_children() -> list[psutil.Process]:
 def assert_no_worker_left(runtime: PythonRuntime) -> None:
     assert runtime.spawned, "no worker was started"
     for pid in runtime.spawned:
-        assert wait_until(lambda pid=pid: group_gone(pid), 60), f"worker group {pid} is alive"
+        assert wait_until(lambda pid=pid: process_group_gone(pid), 60), (
+            f"worker group {pid} is alive"
+        )
 
 
 def forge(line: bytes, then: str = "import time\ntime.sleep(3)\nreturn 'survived'") -> str:

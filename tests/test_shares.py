@@ -283,6 +283,7 @@ def test_tools_whose_names_collide_are_built_again_as_one_go_builds_them() -> No
         assert rendered.diagnostics == diagnostics
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40,
     deadline=None,

@@ -16,13 +16,8 @@ from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.results import ErrorCode
 from codegen.codemode.typescript_runtime import TypeScriptRuntime
 from codemode_helpers import run
-from processes import TS_WORKER_MARK, left_processes
-from test_python_runtime import (
-    abort_once_running,
-    execute,
-    process_group_gone,
-    tools_registry,
-)
+from processes import TS_WORKER_MARK, left_processes, process_group_gone
+from test_python_runtime import abort_once_running, execute, tools_registry
 from typescript_nodes import SETUPS, runtime
 
 pytestmark = pytest.mark.parametrize("setup", list(SETUPS))

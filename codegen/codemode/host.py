@@ -23,7 +23,7 @@ from .protocol import RuntimeLimits
 from .runtime import Bindings, CodeRunFailed, RunOutput
 from .sandbox import Launcher, SandboxMode, SandboxUnavailable, check_mode
 from .signals import AbortSignal
-from .workers import ShutdownGuard, SparePool, Started
+from .workers import ShutdownGuard, SparePool, Started, transports_closed
 
 
 class RuntimeUnavailable(Exception):
@@ -134,4 +134,5 @@ class WorkerRuntime:
         await self._pool.aclose()
         if self._burying:
             await asyncio.gather(*list(self._burying), return_exceptions=True)
+        await transports_closed()
         remove_empty()  # the folders of workers that were disposed of without a run

@@ -51,11 +51,46 @@ class Started:
 
 
 def kill(process: asyncio.subprocess.Process) -> None:
-    """SIGKILL the worker's whole tree (`kill_tree`) and close its asyncio transport now: a
+    """SIGKILL the worker's whole tree (`kill_tree`) and close its asyncio transport: a
     transport left to the garbage collector would try to close itself on a loop that may be
-    gone."""
-    if process.returncode is None:  # once reaped, its pid (and group) may be another's
-        kill_tree(process.pid)
+    gone. Not before the loop's child watcher has reaped the process: closing polls the
+    process, which would reap it first, and the watcher would then report it as an unknown
+    child (returncode 255)."""
+    if process.returncode is not None:  # reaped: its pid (and group) may be another's now
+        _close_transport(process)
+        return
+    kill_tree(process.pid)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        _close_transport(process)  # no loop will reap it: close it as it is
+        return
+    closing = loop.create_task(_close_once_reaped(process))
+    _CLOSING.add(closing)
+    closing.add_done_callback(_CLOSING.discard)
+
+
+_CLOSING: set[asyncio.Task[None]] = set()
+"""Transports waiting for their killed process to be reaped."""
+
+
+async def _close_once_reaped(process: asyncio.subprocess.Process) -> None:
+    try:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(process.wait(), 30)
+    finally:
+        _close_transport(process)
+
+
+async def transports_closed() -> None:
+    """Until the transports of killed workers on this loop are closed."""
+    loop = asyncio.get_running_loop()
+    pending = [task for task in _CLOSING if task.get_loop() is loop]
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _close_transport(process: asyncio.subprocess.Process) -> None:
     transport = getattr(process, "_transport", None)  # asyncio keeps it private
     if transport is not None:
         with contextlib.suppress(Exception):
