@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from codegen.cli import main
-from codegen.workflow.harvest import TOOL_KEYS
+from codegen.mcp.listing import TOOL_KEYS
 from conftest import FIXTURES, ROOT
 from processes import running
 

@@ -11,7 +11,7 @@ reason. Start-up has one deadline; a server that fails to start is reported by `
 returning without starting. Leaving `run` (cancellation included) closes the session and
 stops the server's whole process group.
 
-Calls go through `codegen.client.bind`, so a result is a JSON value (structured content,
+Calls go through `codegen.mcp.client.bind`, so a result is a JSON value (structured content,
 else text, else content blocks) and an error result or a refused call is a `ToolCallError`.
 """
 
@@ -26,8 +26,9 @@ from typing import Any, TextIO
 import anyio
 import anyio.abc
 
-from ..client import MAX_LIST_PAGES, bind
-from ..workflow.harvest import tool_record
+from ..mcp.client import bind
+from ..mcp.listing import EndlessListing, raw_pages
+from ..mcp.listing import list_tools as list_pages
 from .config import Upstream
 from .transports import http_client, stdio_transport
 
@@ -123,28 +124,10 @@ def _transport(upstream: Upstream, errlog: TextIO, cap: int) -> Any:
 
 async def list_tools(client: Any) -> Tools:
     """Every page of `tools/list`, each tool reduced to its interface keys."""
-    from mcp import types
-    from pydantic import BaseModel, ConfigDict, Field
-
-    class RawPage(BaseModel):
-        model_config = ConfigDict(extra="ignore")
-        tools: list[dict[str, Any]]
-        next_cursor: str | None = Field(default=None, alias="nextCursor")
-
-    tools: list[dict[str, Any]] = []
-    cursor: str | None = None
-    seen: set[str] = set()
-    for _ in range(MAX_LIST_PAGES):
-        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await client.session.send_request(types.ListToolsRequest(params=params), RawPage)
-        tools.extend(tool_record(tool) for tool in page.tools)
-        cursor = page.next_cursor or None
-        if cursor is None:
-            return tuple(tools)
-        if cursor in seen:
-            raise StartFailed(f"the server sent the cursor {cursor!r} twice; its list never ends")
-        seen.add(cursor)
-    raise StartFailed(f"the tool list did not end within {MAX_LIST_PAGES} pages")
+    try:
+        return (await list_pages(raw_pages(client.session))).tools
+    except EndlessListing as error:
+        raise StartFailed(str(error)) from None
 
 
 def describe(error: BaseException) -> str:
@@ -193,7 +176,7 @@ class Connection:
         connection that is gone). A failed call to a streamable-HTTP upstream asks it for a
         ping: no persistent stream tells that it died, so an unanswered ping ends it here
         (its tools are removed, as a dead stdio upstream's are)."""
-        from ..client import ToolCallError
+        from ..mcp.client import ToolCallError
 
         if self._bound is None or self.ended.is_set():
             raise ToolCallError(name, f"the server {self.upstream.label} is not running")

@@ -50,10 +50,6 @@ the server is declared unstable."""
 STDERR_TAIL = 20
 """Lines of the server's stderr shown with an error."""
 
-TOOL_KEYS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
-"""The keys of a tool that are kept, in the order they are written (the `ToolDefinition`
-fields, MCP spelling). Display and transport metadata (`icons`, `_meta`, `execution`) are
-left out: they describe this server instance, not the tool's interface."""
 
 SWEEP_GRACE = 0.5
 """Seconds the server's process group gets between SIGTERM and SIGKILL in the final sweep."""
@@ -78,11 +74,6 @@ class Harvested:
     protocol_version: str | None = None
     pages: int = 0
     listings: int = 0
-
-
-def tool_record(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """One tool as the server sent it, reduced to `TOOL_KEYS` in their fixed order."""
-    return {key: raw[key] for key in TOOL_KEYS if key in raw}
 
 
 def harvest_document(harvested: Harvested) -> dict[str, Any]:
@@ -228,15 +219,8 @@ async def _harvest(
     from mcp import Client, StdioServerParameters, stdio_client, types
     from mcp.client.subscriptions import ToolsListChanged
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-    from pydantic import BaseModel, ConfigDict, Field
 
-    class RawPage(BaseModel):
-        """One `tools/list` page with every tool kept as the plain JSON the server sent
-        (the SDK has already checked it against the protocol's schema)."""
-
-        model_config = ConfigDict(extra="ignore")
-        tools: list[dict[str, Any]]
-        next_cursor: str | None = Field(default=None, alias="nextCursor")
+    from ..mcp.listing import EndlessListing, list_tools, raw_pages
 
     outer = anyio.CancelScope()
 
@@ -259,26 +243,15 @@ async def _harvest(
         fail("timeout")
 
     async def list_once(client: Client) -> tuple[list[dict[str, Any]], int]:
-        tools: list[dict[str, Any]] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        pages = 0
-        while True:
-            pages += 1
-            state.phase = f"listing tools (page {pages})"
-            console.progress.update(f"{state.label}: {state.phase}, {len(tools)} tools so far")
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await client.session.send_request(types.ListToolsRequest(params=params), RawPage)
-            tools.extend(tool_record(tool) for tool in page.tools)
-            cursor = page.next_cursor or None
-            if cursor is None:
-                return tools, pages
-            if cursor in seen:
-                raise HarvestError(
-                    f"{state.label}: error: the server sent the cursor {cursor!r} twice; "
-                    "its pagination never ends"
-                )
-            seen.add(cursor)
+        def progress(page: int, listed: int) -> None:
+            state.phase = f"listing tools (page {page})"
+            console.progress.update(f"{state.label}: {state.phase}, {listed} tools so far")
+
+        try:
+            listed = await list_tools(raw_pages(client.session), progress)
+        except EndlessListing as error:
+            raise HarvestError(f"{state.label}: error: {error}") from None
+        return list(listed.tools), listed.pages
 
     async def session() -> Harvested:
         parameters = StdioServerParameters(
