@@ -22,6 +22,7 @@ The BFCL dialect rule runs first, before validation, because that dialect is not
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -461,20 +462,86 @@ class Normalized:
         return self.origins.get(id(node), fallback)
 
 
-_TRIGGERS = frozenset(
-    {"nullable", "definitions", "additionalItems", "exclusiveMinimum", "exclusiveMaximum", "$ref"}
+# --- the rules, as data ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One node rule: its function, where it applies, and what may make it fire.
+
+    `function` takes the node (and the draft, with `takes_draft`) and returns the new node
+    (and the union arms it created, with `makes_arms`). `scope` is "shared" (every dialect
+    and draft, in `RULES` order, after the dialect's own), "bfcl", "draft-03" or "boolean"
+    (a `true`/`false` schema). A shared rule fires only on a node holding one of its
+    `keys`, or one of its `shapes` (a key whose value passes the test): every other node is
+    canonical already and skips every shared rule."""
+
+    name: str
+    function: Callable[..., Any]
+    scope: str = "shared"
+    keys: frozenset[str] = frozenset()
+    shapes: tuple[tuple[str, int], ...] = ()
+    """(key, `LIST` or `ONE_VALUE`): the key's value is a list, or a list of one value."""
+    takes_draft: bool = False
+    makes_arms: bool = False
+
+    def apply(self, node: Any, draft: str) -> tuple[Any, list[dict[str, Any]]]:
+        """The new node and the arms created."""
+        result = self.function(node, draft) if self.takes_draft else self.function(node)
+        return result if self.makes_arms else (result, [])
+
+
+LIST, ONE_VALUE = 0, 1
+"""The shapes a shared rule may be triggered by (data, so the check per node calls
+nothing)."""
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("boolean_schema", boolean_schema, scope="boolean"),
+    Rule("bfcl_dialect", bfcl_dialect, scope="bfcl"),
+    Rule("draft03_required", draft03_required, scope="draft-03", takes_draft=True),
+    Rule("draft03_keywords", draft03_keywords, scope="draft-03"),
+    Rule("definitions_to_defs", definitions_to_defs, keys=frozenset({"definitions"})),
+    Rule(
+        "legacy_tuple_items",
+        legacy_tuple_items,
+        keys=frozenset({"additionalItems"}),
+        shapes=(("items", LIST),),
+    ),
+    Rule(
+        "exclusive_bounds",
+        exclusive_bounds,
+        keys=frozenset({"exclusiveMinimum", "exclusiveMaximum"}),
+    ),
+    Rule(
+        "ref_siblings",
+        ref_siblings,
+        keys=frozenset({"$ref"}),
+        takes_draft=True,
+        makes_arms=True,
+    ),
+    Rule("nullable", nullable, keys=frozenset({"nullable"}), makes_arms=True),
+    Rule("type_array_to_union", type_array_to_union, shapes=(("type", LIST),), makes_arms=True),
+    Rule("single_enum_to_const", single_enum_to_const, shapes=(("enum", ONE_VALUE),)),
 )
-"""Keys that may make a rule fire; a node without them (and without a type array, array
-`items` or a one-value `enum`) is already canonical."""
+"""Every node rule, each once: the order they run in, what triggers them, and (in the
+tests) the fixture each must have under `tests/fixtures/normalize/<name>.json`."""
+
+_SHARED = tuple(rule for rule in RULES if rule.scope == "shared")
+_TRIGGERS = frozenset().union(*(rule.keys for rule in _SHARED))
+"""Keys whose presence may make a shared rule fire."""
+_SHAPES = tuple(shape for rule in _SHARED for shape in rule.shapes)
+"""(key, shape) pairs: a value of that shape may make a shared rule fire."""
 
 
 def _canonical(node: dict[str, Any]) -> bool:
-    if not _TRIGGERS.isdisjoint(node) or isinstance(node.get("type"), list):
+    if not _TRIGGERS.isdisjoint(node):
         return False
-    if isinstance(node.get("items"), list):
-        return False
-    values = node.get("enum")
-    return not (isinstance(values, list) and len(values) == 1)
+    for key, shape in _SHAPES:
+        value = node.get(key)
+        if isinstance(value, list) and (shape == LIST or len(value) == 1):
+            return False
+    return True
 
 
 def _final(node: dict[str, Any]) -> bool:
@@ -492,26 +559,29 @@ def normalize_node(
         node = boolean_schema(node)
         if not isinstance(node, dict):
             return node, []
-    if dialect == "bfcl":
-        node = bfcl_dialect(node)
-    elif draft == "draft-03":
-        node = draft03_keywords(draft03_required(node, draft))
-    if _canonical(node):  # whatever the dialect made of it, no later rule would fire
+    if dialect == "bfcl" or draft == "draft-03":
+        for rule in _BY_SCOPE["bfcl" if dialect == "bfcl" else "draft-03"]:
+            node, _ = rule.apply(node, draft)
+    if _canonical(node):  # whatever the dialect made of it, no shared rule would fire
         return node, []
     return _rewritten(node, draft)
 
 
+_BY_SCOPE = {
+    scope: tuple(rule for rule in RULES if rule.scope == scope) for scope in ("bfcl", "draft-03")
+}
+
+
 def _rewritten(node: dict[str, Any], draft: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The rules every dialect and draft share, in order, on a dict node."""
-    node = definitions_to_defs(node)
-    node = legacy_tuple_items(node)
-    node = exclusive_bounds(node)
-    node, created = ref_siblings(node, draft)
-    node, arms = nullable(node)
-    created += arms
-    node, arms = type_array_to_union(node)
-    created += arms
-    node = single_enum_to_const(node)
+    created: list[dict[str, Any]] = []
+    for rule in _SHARED:  # called directly: this runs on every node that is not canonical
+        result = rule.function(node, draft) if rule.takes_draft else rule.function(node)
+        if rule.makes_arms:
+            node, arms = result
+            created += arms
+        else:
+            node = result
     return node, created
 
 

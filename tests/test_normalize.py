@@ -29,20 +29,21 @@ def test_rule_fixture(path: Any) -> None:
 
 
 def test_every_rule_has_a_fixture() -> None:
-    rules = {
-        "boolean_schema",
-        "bfcl_dialect",
-        "type_array_to_union",
-        "nullable",
-        "single_enum_to_const",
-        "legacy_tuple_items",
-        "exclusive_bounds",
-        "definitions_to_defs",
-        "ref_siblings",
-        "draft03_required",
-        "draft03_keywords",
-    }
-    assert {p.stem for p in RULE_FIXTURES} == rules
+    """The registry is the one list of rules: each has its fixture, and nothing else does."""
+    assert {p.stem for p in RULE_FIXTURES} == {rule.name for rule in normalize.RULES}
+    assert len({rule.name for rule in normalize.RULES}) == len(normalize.RULES)
+
+
+def test_the_triggers_come_from_the_rules() -> None:
+    """A node that holds none of a shared rule's keys or shapes skips the shared rules;
+    each key or shape alone makes the node non-canonical."""
+    assert normalize._canonical({"type": "string", "enum": ["a", "b"], "items": {}})
+    for rule in normalize.RULES:
+        for key in rule.keys:
+            assert not normalize._canonical({key: 1}), (rule.name, key)
+    assert not normalize._canonical({"type": ["string", "null"]})
+    assert not normalize._canonical({"items": [{}]})
+    assert not normalize._canonical({"enum": ["only"]})
 
 
 def test_tree_walk_applies_rules_at_every_depth() -> None:
