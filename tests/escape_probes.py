@@ -33,7 +33,6 @@ import asyncio
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 MIB = 1024 * 1024
@@ -461,29 +460,40 @@ def run_all(
 # --- what each outcome must show --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Check:
-    problems: Callable[[dict[str, Any], dict[str, Any]], list[str]]
+Checker = Callable[[dict[str, Any], dict[str, Any]], list[str]]
 
 
-def _result(outcome: dict[str, Any]) -> tuple[Any, list[str]]:
-    if not outcome["ok"]:
-        return None, [f"the probe failed: {outcome.get('text', '')[:500]}"]
-    return outcome["result"], []
+def _on_result(check: Callable[[Any, dict[str, Any], dict[str, Any]], list[str]]) -> Checker:
+    """A check of a probe that must run to its end: a failed run is the problem, else
+    `check(result, outcome, context)` says what is wrong with its result."""
+
+    def checked(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+        if not outcome["ok"]:
+            return [f"the probe failed: {outcome.get('text', '')[:500]}"]
+        return check(outcome["result"], outcome, context)
+
+    return checked
 
 
-def _sysctl(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    result, problems = _result(outcome)
-    if problems:
-        return problems
+def _on_failure(check: Checker) -> Checker:
+    """A check of a probe whose run must fail: a run that ended well is the problem, else
+    `check(outcome, context)` says what is wrong with how it failed."""
+
+    def checked(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+        return ["the run did not fail"] if outcome["ok"] else check(outcome, context)
+
+    return checked
+
+
+@_on_result
+def _sysctl(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     opened = [path for path, said in result["settings"].items() if said == "writable"]
     return [f"writable: {path}" for path in opened + result["writable"]]
 
 
-def _identity(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    result, problems = _result(outcome)
-    if problems:
-        return problems
+@_on_result
+def _identity(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    problems: list[str] = []
     status = result["status"]
     expected = {"NoNewPrivs": "1", "Seccomp": "2", "Groups": ""}
     for key, value in expected.items():
@@ -503,10 +513,9 @@ def _identity(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _host_view_check(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    result, problems = _result(outcome)
-    if problems:
-        return problems
+@_on_result
+def _host_view_check(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    problems: list[str] = []
     if not any(each["inside"] for each in result.values()):
         return ["no sandboxed process seen from the host"]
     for pid, each in result.items():
@@ -515,14 +524,13 @@ def _host_view_check(outcome: dict[str, Any], context: dict[str, Any]) -> list[s
     return problems
 
 
-def _seccomp(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+@_on_result
+def _seccomp(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     import errno
 
     from codegen.codemode.seccomp import denied_numbers
 
-    result, problems = _result(outcome)
-    if problems:
-        return problems
+    problems: list[str] = []
     for name, (_, wanted) in denied_numbers().items():
         if name in result and result[name] != wanted:
             problems.append(f"{name} answered {result[name]}, expected errno {wanted}")
@@ -534,12 +542,11 @@ def _seccomp(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _fill(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+@_on_result
+def _fill(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     from codegen.codemode.sandbox import TMP_BYTES
 
-    result, problems = _result(outcome)
-    if problems:
-        return problems
+    problems: list[str] = []
     for path, written in result.items():
         bound = TMP_BYTES if path.startswith("/tmp/") else 0
         if written > bound:
@@ -562,9 +569,8 @@ def _memory(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     return []
 
 
+@_on_failure
 def _big_error(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    if outcome["ok"]:
-        return ["the program did not fail"]
     size = len(outcome["text"].encode())
     problems = []
     if size > PROBE_LIMITS["output_bytes"] + 4096:
@@ -574,10 +580,9 @@ def _big_error(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _big_arguments(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    result, problems = _result(outcome)
-    if problems:
-        return problems
+@_on_result
+def _big_arguments(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    problems: list[str] = []
     if outcome["echoed"]:
         problems.append(f"the tool was called with {outcome['echoed']} bytes")
     if f"at most {PROBE_LIMITS['argument_bytes']}" not in str(result):
@@ -585,9 +590,8 @@ def _big_arguments(outcome: dict[str, Any], context: dict[str, Any]) -> list[str
     return problems
 
 
+@_on_failure
 def _raw_frame(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    if outcome["ok"]:
-        return ["the run did not fail"]
     problems = []
     if outcome["echoed"]:
         problems.append(f"the tool was called with {outcome['echoed']} bytes")
@@ -596,18 +600,18 @@ def _raw_frame(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     return problems
 
 
-CHECKS: dict[str, Check] = {
-    "sysctl": Check(_sysctl),
-    "identity": Check(_identity),
-    "host_view": Check(_host_view_check),
-    "seccomp": Check(_seccomp),
-    "fill": Check(_fill),
-    "memory": Check(_memory),
-    "big_error": Check(_big_error),
-    "big_arguments": Check(_big_arguments),
-    "raw_frame": Check(_raw_frame),
+CHECKS: dict[str, Checker] = {
+    "sysctl": _sysctl,
+    "identity": _identity,
+    "host_view": _host_view_check,
+    "seccomp": _seccomp,
+    "fill": _fill,
+    "memory": _memory,
+    "big_error": _big_error,
+    "big_arguments": _big_arguments,
+    "raw_frame": _raw_frame,
 }
 
 
 def problems(name: str, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    return CHECKS[name].problems(outcome, context)
+    return CHECKS[name](outcome, context)

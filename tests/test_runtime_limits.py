@@ -68,16 +68,17 @@ def test_no_more_runs_at_once_than_allowed() -> None:
 def test_a_run_that_finds_no_slot_times_out_and_a_cancelled_wait_takes_none() -> None:
     async def scenario() -> tuple[str, Any]:
         mounted = runtime(max_concurrent_runs=1, timeout=60)
-        gate = asyncio.Event()
+        gate, holds = asyncio.Event(), asyncio.Event()
 
         async def call(name: str, arguments: Any) -> Any:
+            holds.set()
             await gate.wait()
 
         bindings = Bindings(("gate",), call)
         holding = asyncio.ensure_future(
             mounted.run("await tools.gate({})", bindings, AbortController().signal)
         )
-        await asyncio.sleep(0.3)
+        await holds.wait()  # the one slot is taken
         patient = mounted.limits
         mounted.limits = dataclasses.replace(patient, timeout=1.5)  # for the next run only
         with pytest.raises(CodeRunFailed) as waited:

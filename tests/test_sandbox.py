@@ -27,7 +27,6 @@ from sandbox_checks import (
     text_of,
 )
 
-from codegen.codemode.cgroups import PIDS_MAX
 from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
 from codegen.codemode.runtime import CodeRunFailed, RunOutput
 from codegen.codemode.sandbox import SandboxUnavailable, launcher
@@ -107,7 +106,9 @@ def test_fork_loop_is_bounded_and_cleaned_up(sandbox: str) -> None:
     )
     outcome = run(program, sandbox)
     assert isinstance(outcome, RunOutput), text_of(outcome)
-    assert outcome.result[0] == "refused" and outcome.result[1] < PIDS_MAX, outcome.result
+    assert outcome.result[0] == "refused" and outcome.result[1] < RuntimeLimits().processes, (
+        outcome.result
+    )
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)

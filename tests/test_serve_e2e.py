@@ -49,9 +49,13 @@ def run(function: Callable[[], Awaitable[T]], deadline: float = DEADLINE) -> T:
     return anyio.run(bounded)
 
 
-def write_config(folder: Path, servers: dict[str, Any]) -> Path:
+def write_config(folder: Path, servers: dict[str, Any], **settings: Any) -> Path:
+    """`servers.json` in `folder`: the servers, and `settings` as its "codegen" object."""
     path = folder / "servers.json"
-    path.write_text(json.dumps({"mcpServers": servers}, indent=2))
+    document: dict[str, Any] = {"mcpServers": servers}
+    if settings:
+        document["codegen"] = settings
+    path.write_text(json.dumps(document, indent=2))
     return path
 
 

@@ -16,6 +16,7 @@ import pytest
 from sandbox_checks import python_for
 
 from codegen.codemode import workers
+from codegen.codemode.protocol import RuntimeLimits
 from codegen.codemode.sandbox import Launcher, launcher
 from codegen.codemode.workers import READ, WRITE, Started, start_worker
 
@@ -37,6 +38,7 @@ SILENT_LAUNCHER = DETACHING_LAUNCHER.replace("os.write(int(sys.argv[2])", "(lamb
 """The same, but nothing ever says ready: the start is cancelled while it waits."""
 
 PLAIN = Launcher("none", sys.executable, (), ())
+LIMITS = RuntimeLimits()
 
 
 def gone(pid: int) -> bool:
@@ -66,7 +68,7 @@ async def detached_child(root: int) -> int:
 
 def test_disposing_a_worker_kills_a_child_that_left_the_group() -> None:
     async def scenario() -> tuple[int, Started]:
-        started = await start_worker(PLAIN, ["-c", DETACHING_LAUNCHER, READ, WRITE], {})
+        started = await start_worker(PLAIN, ["-c", DETACHING_LAUNCHER, READ, WRITE], {}, LIMITS)
         child = await detached_child(started.process.pid)
         assert os.getpgid(child) != started.process.pid, "the child is in a group of its own"
         started.dispose()
@@ -79,7 +81,9 @@ def test_disposing_a_worker_kills_a_child_that_left_the_group() -> None:
 
 def test_a_start_cancelled_while_waiting_for_ready_kills_the_detached_child() -> None:
     async def scenario() -> int:
-        start = asyncio.ensure_future(start_worker(PLAIN, ["-c", SILENT_LAUNCHER, READ, WRITE], {}))
+        start = asyncio.ensure_future(
+            start_worker(PLAIN, ["-c", SILENT_LAUNCHER, READ, WRITE], {}, LIMITS)
+        )
         root = None
         for _ in range(2000):
             root = next(iter(psutil.Process().children()), None)
@@ -105,7 +109,7 @@ def test_a_start_cancelled_at_any_step_leaves_nothing(steps: int) -> None:
     async def scenario() -> tuple[int, int]:
         before = len(os.listdir("/proc/self/fd"))
         start = asyncio.ensure_future(
-            start_worker(PLAIN, ["-c", DETACHING_LAUNCHER, READ, WRITE], {})
+            start_worker(PLAIN, ["-c", DETACHING_LAUNCHER, READ, WRITE], {}, LIMITS)
         )
         for _ in range(steps):
             await asyncio.sleep(0)
@@ -155,7 +159,7 @@ def test_bubblewrap_starts_cancelled_early_leave_no_sandbox_behind() -> None:
     async def scenario() -> None:
         for index in range(120):
             start = asyncio.ensure_future(
-                start_worker(chosen, ["-I", "-S", "-c", program, mark, READ, WRITE], {})
+                start_worker(chosen, ["-I", "-S", "-c", program, mark, READ, WRITE], {}, LIMITS)
             )
             await asyncio.sleep(0.0005 * (index % 12))
             start.cancel()

@@ -28,7 +28,7 @@ from typing import Any
 
 from .execution import Execution, ToolCall, ToolContext, mint_parent
 from .executor import Pending
-from .jsonvalue import NotJsonError, is_large, snapshot
+from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import maybe_await
 from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
 from .runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
@@ -144,10 +144,7 @@ class ProgramRun:
         if self.closed:
             raise ToolCallFailed(name, f"run_code settled; {name} not dispatched")
         try:
-            if is_large(arguments):  # a big value is copied off the event loop
-                frozen = await asyncio.to_thread(snapshot, arguments)
-            else:
-                frozen = snapshot(arguments)
+            frozen = await off_loop(snapshot, arguments, weight=arguments)
         except NotJsonError as problem:
             hint = " (pass {} for no arguments)" if problem.path == "$" else ""
             raise ToolCallFailed(

@@ -31,15 +31,11 @@ from pathlib import Path
 from .protocol import RuntimeLimits
 from .sandbox import TMP_BYTES, children
 
-PIDS_MAX = 64
-"""Processes (and threads) one sandboxed run may have at once."""
-
+MIB = 1024 * 1024
 _IDS = itertools.count(1)
 _NAME = re.compile(r"codegen-(\d+)-\d+")
 _LIVE: set[Path] = set()
 """Every folder this process made and has not removed yet."""
-_FILLING: set[Path] = set()
-"""Folders made whose run's processes have not been moved in yet (not to be swept)."""
 _LOCK = threading.Lock()
 
 
@@ -118,9 +114,12 @@ class RunCgroup:
     version: int = 2
 
     @classmethod
-    def create(
-        cls, pids_limit: int = PIDS_MAX, memory_bytes: int | None = None
-    ) -> RunCgroup | None:
+    def for_run(cls, limits: RuntimeLimits) -> RunCgroup | None:
+        """A run's cgroup: `limits.processes`, and `run_memory`."""
+        return cls.create(limits.processes, run_memory(limits))
+
+    @classmethod
+    def create(cls, pids_limit: int, memory_bytes: int | None = None) -> RunCgroup | None:
         """The run's cgroup with the limits the host can set, or None if it can set none."""
         available = parents()
         if not available:
@@ -136,10 +135,9 @@ class RunCgroup:
                 folder = made.get(parent.directory)
                 if folder is None:
                     folder = parent.directory / name
+                    folder.mkdir()
                     with _LOCK:
-                        folder.mkdir()
                         _LIVE.add(folder)
-                        _FILLING.add(folder)
                     made[parent.directory] = folder
                     run.folders.append(folder)
                 run.version = parent.version
@@ -166,8 +164,6 @@ class RunCgroup:
                 with contextlib.suppress(OSError):
                     (folder / "cgroup.procs").write_text(str(pid))
             pending.extend(children(pid))
-        with _LOCK:
-            _FILLING.difference_update(self.folders)
 
     def out_of_memory(self) -> bool:
         """Whether the kernel killed a process of the run for want of memory."""
@@ -200,7 +196,6 @@ class RunCgroup:
             self.folders.remove(folder)
             with _LOCK:
                 _LIVE.discard(folder)
-                _FILLING.discard(folder)
         return True
 
     def kill_and_remove(self, wait: float = 2.0) -> bool:
@@ -240,12 +235,17 @@ def _limit_memory(folder: Path, version: int, limit: int) -> None:
         (folder / "memory.memsw.limit_in_bytes").write_text(str(limit))
 
 
+def run_memory(limits: RuntimeLimits) -> int:
+    """A run's memory cgroup limit: its processes' memory and its `/tmp`."""
+    return limits.memory_bytes + TMP_BYTES
+
+
 def run_memory_bound(limits: RuntimeLimits) -> tuple[int, str]:
     """The most memory one sandboxed run can hold on this host, and how it is held there:
     the memory cgroup's limit (its processes and its `/tmp`), or, without one, the product
     of the rlimits (each process's address space times the processes, and the `/tmp`)."""
     if "memory" in parents():
-        total = limits.memory_bytes + TMP_BYTES
+        total = run_memory(limits)
         return total, f"a memory cgroup holds each run to {total // MIB} MiB, its /tmp included"
     total = limits.processes * limits.memory_bytes + TMP_BYTES
     return total, (
@@ -255,7 +255,6 @@ def run_memory_bound(limits: RuntimeLimits) -> tuple[int, str]:
     )
 
 
-MIB = 1024 * 1024
 _SWEPT = False
 
 
@@ -276,20 +275,6 @@ def _sweep_once() -> None:
                     continue
                 with contextlib.suppress(OSError):
                     os.rmdir(entry.path)  # refused while processes are inside
-
-
-def remove_empty() -> None:
-    """Remove this process's run folders that hold no process any more (a run's folder
-    is filled in the same step that makes it, so an empty one is finished)."""
-    mine = str(os.getpid())
-    with _LOCK:
-        for folder in list(_LIVE - _FILLING):
-            match = _NAME.fullmatch(folder.name)
-            if match is None or match.group(1) != mine:
-                continue
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # refused while a process is inside
-                _LIVE.discard(folder)
 
 
 def remove_all(wait: float = 2.0) -> None:

@@ -21,8 +21,15 @@ from collections.abc import Coroutine
 from typing import IO, Any, Protocol, TypeVar
 
 from .cgroups import RunCgroup
-from .jsonvalue import is_large
-from .protocol import FILE_BYTES, STDERR_TAIL, RuntimeLimits, bounded_text, decode_message
+from .jsonvalue import off_loop
+from .protocol import (
+    FILE_BYTES,
+    FRAME_SLACK,
+    STDERR_TAIL,
+    RuntimeLimits,
+    bounded_text,
+    decode_message,
+)
 from .runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .sandbox import Launcher
 from .signals import AbortSignal
@@ -57,12 +64,12 @@ class WorkerRun:
         bindings: Bindings,
         signal: AbortSignal,
         chosen: Launcher,
-        deadline: float | None = None,
+        deadline: float,
     ) -> None:
         self.runtime = runtime
         self.deadline = deadline
         """The loop's time the run must end by (its timeout counted from when it was asked
-        for, a wait for a slot included); None: `limits.timeout` from its start."""
+        for, a wait for a slot included)."""
         self.launcher = chosen
         self.cgroup: RunCgroup | None = None
         self.limits = runtime.limits
@@ -145,9 +152,7 @@ class WorkerRun:
         )
         talk = self._task(self._converse(reader))
         stop = self._task(self.signal.wait())
-        left = self.limits.timeout
-        if self.deadline is not None:
-            left = max(0.0, self.deadline - loop.time())
+        left = max(0.0, self.deadline - loop.time())
         done, _ = await asyncio.wait(
             {talk, stop}, timeout=left, return_when=asyncio.FIRST_COMPLETED
         )
@@ -327,7 +332,7 @@ class WorkerRun:
         call_id, name = message.get("id"), message.get("name")
         if type(call_id) is not int or not isinstance(name, str) or "args" not in message:
             raise self._failure("invalid-output", "a malformed tool call message")
-        if size > self.limits.argument_bytes + len(name.encode()) * 6 + 1024:
+        if size > self.limits.argument_bytes + FRAME_SLACK:
             # the worker checks first; a message past it was written around the worker
             raise self._failure(
                 "invalid-output",
@@ -360,10 +365,7 @@ class WorkerRun:
         finally:
             self.calls.pop(call_id, None)  # answered (or cancelled): no longer pending
         with contextlib.suppress(Exception):
-            if reply.get("ok") and is_large(reply["value"]):
-                self._write(await asyncio.to_thread(_encode, reply))
-            else:
-                self._send(reply)
+            self._write(await off_loop(_encode, reply, weight=reply.get("value")))
 
     def _send(self, message: dict[str, Any]) -> None:
         self._write(_encode(message))

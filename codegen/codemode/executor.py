@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .execution import Execution, ToolCall, ToolContext
-from .jsonvalue import NotJsonError, is_large, snapshot
+from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import (
     Accept,
     Allow,
@@ -56,7 +55,6 @@ if TYPE_CHECKING:
     from .scopes import Scope
 
 log = logging.getLogger("codegen.codemode")
-T = TypeVar("T")
 
 
 class RegistryView(Protocol):
@@ -156,14 +154,6 @@ async def execute(registry: RegistryView, call: ToolCall) -> ToolResult:
         return await pending.commit(early, final)
     result, final = await pending.dispatch()
     return await pending.commit(result, final)
-
-
-async def off_loop(work: Callable[..., T], *arguments: Any, weight: Any) -> T:
-    """`work(*arguments)`, in a thread when `weight` (the value it walks) is large: copying
-    and checking a big value never stalls the other runs on the event loop."""
-    if is_large(weight):
-        return await asyncio.to_thread(work, *arguments)
-    return work(*arguments)
 
 
 # --- policy ------------------------------------------------------------------------------
@@ -281,9 +271,7 @@ async def _dispatch(registry: RegistryView, execution: Execution) -> ToolResult:
         raise _Final(result) from None  # a wrapper threw: final, no post-execute
     if is_aborted(execution.signal):
         return aborted(execution.call_id, execution.name)
-    if is_large(value):
-        return await asyncio.to_thread(checked_output, spec, execution, value)
-    return checked_output(spec, execution, value)
+    return await off_loop(checked_output, spec, execution, value, weight=value)
 
 
 def _wrap(wrapper: Any, execution: Execution, inner: Any) -> Any:

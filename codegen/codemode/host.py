@@ -17,13 +17,12 @@ import weakref
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from .cgroups import remove_empty
 from .conversation import WorkerRun
 from .protocol import RuntimeLimits
 from .runtime import Bindings, CodeRunFailed, RunOutput
 from .sandbox import Launcher, SandboxMode, SandboxUnavailable, check_mode
 from .signals import AbortSignal
-from .workers import ShutdownGuard, SparePool, Started, transports_closed
+from .workers import ShutdownGuard, SparePool, Started, cleanups_done
 
 
 class RuntimeUnavailable(Exception):
@@ -134,5 +133,4 @@ class WorkerRuntime:
         await self._pool.aclose()
         if self._burying:
             await asyncio.gather(*list(self._burying), return_exceptions=True)
-        await transports_closed()
-        remove_empty()  # the folders of workers that were disposed of without a run
+        await cleanups_done()

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
+T = TypeVar("T")
 MAX_DEPTH = 512
 _LEAVE = object()
 """Stack marker: a container's children are done, it is no longer on the current path."""
@@ -180,6 +182,16 @@ def _is_sealed(value: Any) -> bool:
         return False
     ref = _SEALED.get(id(value))
     return ref is not None and ref() is value
+
+
+async def off_loop(work: Callable[..., T], *arguments: Any, weight: Any) -> T:
+    """`work(*arguments)`, in a thread when `weight` (the value it walks) is large: copying,
+    checking or encoding a big value never stalls the other runs on the event loop."""
+    if is_large(weight):
+        import asyncio
+
+        return await asyncio.to_thread(work, *arguments)
+    return work(*arguments)
 
 
 def is_large(value: Any, budget: int = 4096) -> bool:

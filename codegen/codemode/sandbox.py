@@ -179,12 +179,6 @@ class Launcher:
         }
         return Spawn([self.booter, "-I", "-S", "-c", nsboot_source(), marshal.dumps(config).hex()])
 
-    def argv(self, arguments: Sequence[str], environment: dict[str, str]) -> list[str]:
-        """The command line alone (for display and tests; it opens nothing)."""
-        spawn = self.spawn(arguments, environment)
-        spawn.close()
-        return spawn.argv
-
     @property
     def sandboxed(self) -> bool:
         return self.mode != "none"

@@ -14,12 +14,13 @@ import contextlib
 import os
 import signal as signals
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .cgroups import RunCgroup
 from .protocol import RuntimeLimits
-from .sandbox import TMP_BYTES, Launcher, children
+from .sandbox import Launcher, children
 
 READ, WRITE = "{read}", "{write}"
 """Placeholders for the worker's channel descriptors in its arguments."""
@@ -39,15 +40,16 @@ class Started:
 
     def dispose(self) -> None:
         """Kill the worker's group and close the host's ends; the process is reaped by its
-        loop's child watcher, the cgroup removed once empty (best effort)."""
+        loop's child watcher, and the cgroup removed once its processes are gone (both in
+        `cleanups_done`)."""
         kill(self.process)
         for fd in (self.to_worker, self.from_worker):
             with contextlib.suppress(OSError):
                 os.close(fd)
         if self.cgroup is not None:
-            cgroup = self.cgroup
-            self.cgroup = None
-            remove_later(cgroup, self.loop)
+            cgroup, self.cgroup = self.cgroup, None
+            if not self.loop.is_closed():
+                _clean_up(self.loop, cgroup.dispose())
 
 
 def kill(process: asyncio.subprocess.Process) -> None:
@@ -65,13 +67,18 @@ def kill(process: asyncio.subprocess.Process) -> None:
     except RuntimeError:
         _close_transport(process)  # no loop will reap it: close it as it is
         return
-    closing = loop.create_task(_close_once_reaped(process))
-    _CLOSING.add(closing)
-    closing.add_done_callback(_CLOSING.discard)
+    _clean_up(loop, _close_once_reaped(process))
 
 
-_CLOSING: set[asyncio.Task[None]] = set()
-"""Transports waiting for their killed process to be reaped."""
+_CLEANUPS: set[asyncio.Task[Any]] = set()
+"""What is left of disposed workers: transports waiting for their killed process to be
+reaped, cgroups for their processes to be gone."""
+
+
+def _clean_up(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, Any]) -> None:
+    task = loop.create_task(work)
+    _CLEANUPS.add(task)
+    task.add_done_callback(_CLEANUPS.discard)
 
 
 async def _close_once_reaped(process: asyncio.subprocess.Process) -> None:
@@ -82,10 +89,10 @@ async def _close_once_reaped(process: asyncio.subprocess.Process) -> None:
         _close_transport(process)
 
 
-async def transports_closed() -> None:
-    """Until the transports of killed workers on this loop are closed."""
+async def cleanups_done() -> None:
+    """Until the transports and cgroups of disposed workers on this loop are gone."""
     loop = asyncio.get_running_loop()
-    pending = [task for task in _CLOSING if task.get_loop() is loop]
+    pending = [task for task in _CLEANUPS if task.get_loop() is loop]
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
 
@@ -135,18 +142,11 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def remove_later(cgroup: RunCgroup, loop: asyncio.AbstractEventLoop, tries: int = 100) -> None:
-    """Remove a cgroup once its processes have exited (SIGKILLed processes take a moment)."""
-    if cgroup.remove() or tries <= 0 or loop.is_closed():
-        return
-    loop.call_later(0.02, remove_later, cgroup, loop, tries - 1)
-
-
 async def start_worker(
     launcher: Launcher,
     arguments: Sequence[str],
     environment: dict[str, str],
-    limits: RuntimeLimits | None = None,
+    limits: RuntimeLimits,
 ) -> Started:
     """Start one worker. `arguments` follow the interpreter; the arguments `READ` and
     `WRITE` stand for the worker's ends of its channel. In a sandbox the worker's tree
@@ -183,10 +183,7 @@ async def start_worker(
         for fd in ours:
             os.close(fd)
         raise
-    cgroup = None
-    if launcher.sandboxed:
-        limits = limits or RuntimeLimits()
-        cgroup = RunCgroup.create(limits.processes, limits.memory_bytes + TMP_BYTES)
+    cgroup = RunCgroup.for_run(limits) if launcher.sandboxed else None
     if cgroup is not None:
         cgroup.add(process.pid)  # the whole tree exists now, and forks nothing until its run
     return Started(process, to_worker_write, from_worker_read, cgroup, asyncio.get_running_loop())

@@ -45,18 +45,6 @@ RESTART_MAX = 60.0
 """Seconds before restarting an upstream that died: doubling from the first to the max, and
 back to the first once it has run for `RESTART_MAX`."""
 
-LIMIT_FLAGS = {
-    "timeout": "timeout",
-    "cpu_seconds": "cpu_seconds",
-    "memory": "memory",
-    "output": "output",
-    "arguments": "arguments",
-    "processes": "processes",
-    "concurrent_runs": "concurrent_runs",
-    "upstream_message": "upstream_message",
-}
-"""Config limit -> the `argparse` attribute of its flag."""
-
 RUNTIME_LIMITS = {
     "timeout": "timeout",
     "cpu_seconds": "cpu_seconds",
@@ -111,13 +99,13 @@ def _limits(settings: Any, args: argparse.Namespace) -> tuple[Any, int]:
     from ..codemode.protocol import RuntimeLimits
 
     chosen: dict[str, float] = dict(settings.limits)
-    for key, attribute in LIMIT_FLAGS.items():
-        text = getattr(args, attribute, None)
+    for key, kind in LIMIT_KEYS.items():  # each limit's flag is its key, dashed
+        text = getattr(args, key, None)
         if text is None:
             continue
-        flag = "--" + attribute.replace("_", "-")
+        flag = "--" + key.replace("_", "-")
         try:
-            chosen[key] = parse_limit(_number(text), LIMIT_KEYS[key])
+            chosen[key] = parse_limit(_number(text), kind)
         except ValueError as error:
             raise UsageError(f"serve: {flag}: {error}") from None
     fields: dict[str, Any] = {

@@ -11,12 +11,11 @@ whole upstream.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..codemode.jsonvalue import is_large, thaw
+from ..codemode.jsonvalue import off_loop, thaw
 from ..codemode.registry import ToolSpec
 from ..namespaces import namespaced
 from .config import Upstream
@@ -41,8 +40,7 @@ def _always(value: bool) -> Callable[[Any], bool]:
 
 def _handler(call: Caller, name: str) -> Callable[[Any, Any], Awaitable[Any]]:
     async def handler(arguments: Any, context: Any) -> Any:
-        plain = await asyncio.to_thread(thaw, arguments) if is_large(arguments) else thaw(arguments)
-        return await call(name, plain)
+        return await call(name, await off_loop(thaw, arguments, weight=arguments))
 
     return handler
 

@@ -24,6 +24,7 @@ import re
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import anyio
@@ -110,12 +111,12 @@ class LineSplitter:
         return item
 
 
+@dataclass(frozen=True)
 class Skipped:
     """A line that was too large: its size and the request id it answered, if found."""
 
-    def __init__(self, size: int, request: int | str | None) -> None:
-        self.size = size
-        self.request = request
+    size: int
+    request: int | str | None
 
 
 def _too_large(skipped: Skipped, cap: int) -> Any:
@@ -167,6 +168,18 @@ async def stdio_transport(
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
+    async def deliver(line: bytes | Skipped) -> None:
+        if isinstance(line, Skipped):
+            if on_skipped is not None:
+                on_skipped(line.size)
+            if line.request is not None:  # else a notification: nobody waits for it
+                await read_writer.send(_too_large(line, cap))
+        elif line.strip():
+            large = len(line) >= LARGE_LINE
+            await read_writer.send(
+                await anyio.to_thread.run_sync(_parse, line) if large else _parse(line)
+            )
+
     async def reader() -> None:
         assert process.stdout is not None
         splitter = LineSplitter(cap)
@@ -174,19 +187,7 @@ async def stdio_transport(
             async with read_writer:
                 async for chunk in process.stdout:
                     for line in splitter.feed(chunk):
-                        if isinstance(line, Skipped):
-                            if on_skipped is not None:
-                                on_skipped(line.size)
-                            if line.request is None:
-                                continue  # a notification: nobody waits for it
-                            await read_writer.send(_too_large(line, cap))
-                        elif line.strip():
-                            parsed = (
-                                await anyio.to_thread.run_sync(_parse, line)
-                                if len(line) >= LARGE_LINE
-                                else _parse(line)
-                            )
-                            await read_writer.send(parsed)
+                        await deliver(line)
 
     async def writer() -> None:
         assert process.stdin is not None
