@@ -38,27 +38,27 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from catalogs import large_catalogs  # noqa: E402
 
-from codegen.cache import ToolCache  # noqa: E402
-from codegen.model import ToolDefinition  # noqa: E402
+from codegen.incremental.cache import ToolCache  # noqa: E402
+from codegen.load.definitions import ToolDefinition  # noqa: E402
 from codegen.pipeline import compile_definitions  # noqa: E402
-from codegen.render.python import render_python_sdk  # noqa: E402
-from codegen.render.typescript import render_typescript_sdk  # noqa: E402
+from codegen.render.python.sdk import render_python_sdk  # noqa: E402
+from codegen.render.typescript.sdk import render_typescript_sdk  # noqa: E402
 
 CHILD = """
 import json, sys, time
 sys.path.insert(0, {bench!r})
 from dataclasses import replace
 from catalogs import large_catalogs
-from codegen.cache import ToolCache
+from codegen.incremental.cache import ToolCache
 from codegen.pipeline import compile_definitions
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 tools = [t for c in large_catalogs() for t in c.tools]
 changed = {changed}
 tools[changed] = replace(tools[changed], description=f"changed in round {{changed}}")
-from codegen.gcpause import paused_gc
-from codegen.runmemo import run_memos
-from codegen.incremental import render_cached
+from codegen._support.gc_pause import paused_gc
+from codegen._support.run_memos import run_memos
+from codegen.incremental.assembly import render_cached
 with paused_gc(), run_memos():  # as the CLI runs
     start = time.perf_counter()
     if {directory!r}:

@@ -42,7 +42,7 @@ BIN = Path(sys.executable).parent
 def combined_schema(directory: Path) -> Path:
     """Every bundled tool's input schema as one JSON Schema document."""
     sys.path.insert(0, str(ROOT))
-    from codegen.load import load_sources
+    from codegen.load.sources import load_sources
 
     # Left out: the BFCL dialect (not JSON Schema), schemas with a `$ref`, whose pointers
     # would no longer resolve once the schema sits under `$defs`, and schemas declaring

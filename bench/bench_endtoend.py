@@ -17,7 +17,7 @@ every round, interleaved so all of them see the same machine state:
   time. Every stage is included: reading, strict
   decoding, meta-schema validation, normalization, the IR, rendering and the atomic write.
 - ours in one process: the same command with `--jobs 1` (by default a catalog this size is
-  split across one process per usable core, `codegen.shares`; CPU time is of all of them).
+  split across one process per usable core, `codegen.incremental.shares`; CPU time is of all of them).
 - the stages: the same command with `--jobs 1` under `cli_stages.py`, which times each
   stage in the child;
   the table shows each stage's CPU seconds and share of that instrumented run (CPU time,
@@ -62,9 +62,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from catalogs import CACHE, Catalog, bfcl_catalog, tooluniverse_catalog  # noqa: E402
 
-from codegen.model import ToolDefinition  # noqa: E402
+from codegen.load.definitions import ToolDefinition  # noqa: E402
 from codegen.normalize import normalize_schema  # noqa: E402
-from codegen.validate import draft_of  # noqa: E402
+from codegen.validate.checks import draft_of  # noqa: E402
 
 LANGUAGES = ("python", "typescript")
 STAGE_LABELS = {

@@ -39,8 +39,8 @@ import json, resource, sys, time
 sys.path.insert(0, {tests!r})
 import hostile
 from codegen.pipeline import compile_value
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 
 def rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -43,13 +43,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 from catalogs import Catalog, corpus_catalogs, large_catalogs  # noqa: E402
 
 from codegen.pipeline import compile_definitions  # noqa: E402
-from codegen.render.python import render_python_sdk  # noqa: E402
-from codegen.render.typescript import render_typescript_sdk  # noqa: E402
+from codegen.render.python.sdk import render_python_sdk  # noqa: E402
+from codegen.render.typescript.sdk import render_typescript_sdk  # noqa: E402
 
 
 def cold() -> None:
     """Each round renders as a fresh process would: the toolkit's memos live for one call
-    (`codegen.runmemo`), so there is nothing to empty."""
+    (`codegen._support.run_memos`), so there is nothing to empty."""
 
 
 def timed(work: Callable[[], object]) -> float:

@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 
-from codegen.load import load_sources  # noqa: E402
-from codegen.metacheck import compiled_check  # noqa: E402
+from codegen.load.sources import load_sources  # noqa: E402
 from codegen.pipeline import compile_definitions  # noqa: E402
-from codegen.render.python import render_python_sdk  # noqa: E402
+from codegen.render.python.sdk import render_python_sdk  # noqa: E402
+from codegen.validate.meta_schema import compiled_check  # noqa: E402
 from conftest import CORPUS_FILES  # noqa: E402
 
 TARGET = 20.0

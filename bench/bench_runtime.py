@@ -23,8 +23,8 @@ import time
 from typing import Any
 
 from codegen.codemode.execution import ToolCall
-from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
 from codegen.codemode.registry import ToolRegistry, ToolSpec
+from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
 
 
 async def noop(args: Any, context: Any) -> Any:

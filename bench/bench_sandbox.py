@@ -27,9 +27,9 @@ import sys
 import time
 from typing import Any
 
-from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
-from codegen.codemode.runtime import Bindings
-from codegen.codemode.sandbox import SandboxUnavailable, launcher
+from codegen.codemode.code_runtime import Bindings
+from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
+from codegen.codemode.sandbox.launchers import SandboxUnavailable, launcher
 from codegen.codemode.signals import AbortController
 
 

@@ -29,10 +29,10 @@ import json, resource, sys, time
 sys.path.insert(0, {bench!r})
 from catalogs import large_catalogs
 from codegen.pipeline import compile_definitions
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
-from codegen.gcpause import paused_gc
-from codegen.runmemo import run_memos
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
+from codegen._support.gc_pause import paused_gc
+from codegen._support.run_memos import run_memos
 tools = [t for c in large_catalogs() for t in c.tools]
 with paused_gc(), run_memos():  # as the CLI runs
     start = time.perf_counter()

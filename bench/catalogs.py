@@ -18,8 +18,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegen.load import load_sources
-from codegen.model import ToolDefinition
+from codegen.load.definitions import ToolDefinition
+from codegen.load.sources import load_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache"

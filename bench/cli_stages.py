@@ -33,11 +33,11 @@ def main() -> None:
     times = dict.fromkeys(STAGES, 0.0)
     cpu = dict.fromkeys(STAGES, 0.0)
     start, start_cpu = time.perf_counter(), time.process_time()
+    import codegen._support.atomic_write as write
     import codegen.cli as cli
-    import codegen.load as load
+    import codegen.load.sources as load
     import codegen.pipeline as pipeline
     import codegen.render.targets as targets
-    import codegen.write as write
 
     times["imports"] = time.perf_counter() - start
     cpu["imports"] = time.process_time() - start_cpu

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from codegen import ir
-from codegen.build_ir import SchemaInput, build_catalog
-from codegen.model import ToolDefinition
+from codegen._support.recursion_limit import deep_recursion
+from codegen.build.builder import SchemaInput, build_catalog
+from codegen.load.definitions import ToolDefinition
 from codegen.normalize import normalize_schema
-from codegen.recursion import deep_recursion
-from codegen.validate import draft_of
+from codegen.validate.checks import draft_of
 
 
 def build_without_validation(definitions: Sequence[ToolDefinition]) -> ir.Catalog:

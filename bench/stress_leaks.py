@@ -32,10 +32,11 @@ from typing import Any
 
 import psutil
 
-from codegen.codemode import python_runtime, typescript_runtime
-from codegen.codemode.host import WorkerRuntime
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.runtime import Bindings, CodeRunFailed
+from codegen.codemode.code_runtime import Bindings, CodeRunFailed
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.runtimes import python as python_runtime
+from codegen.codemode.runtimes import typescript as typescript_runtime
+from codegen.codemode.runtimes.worker_host import WorkerRuntime
 from codegen.codemode.signals import AbortController
 
 MARK_VARIABLE = "CODEGEN_STRESS_MARK"

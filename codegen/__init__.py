@@ -7,19 +7,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .lazy import lazy_exports
+from ._support.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .codemode.languages import render_sdk_section
     from .codemode.transport import run_code_tool
     from .errors import CodegenError, Diagnostic, InvalidInputError, UsageError
     from .ir import Catalog
-    from .load import load_sources
-    from .model import ToolDefinition
+    from .load.definitions import ToolDefinition
+    from .load.sources import load_sources
     from .pipeline import Compiled, compile_definitions, compile_sources, compile_value
     from .render.catalog import render_catalog
-    from .render.python import render_python_sdk
-    from .render.typescript import render_typescript_sdk
+    from .render.python.sdk import render_python_sdk
+    from .render.typescript.sdk import render_typescript_sdk
     from .schema_spelling import json_schema_to_py, json_schema_to_ts
 
 _LOCATIONS = {
@@ -28,18 +28,18 @@ _LOCATIONS = {
     "Compiled": "pipeline",
     "Diagnostic": "errors",
     "InvalidInputError": "errors",
-    "ToolDefinition": "model",
+    "ToolDefinition": "load.definitions",
     "UsageError": "errors",
     "compile_definitions": "pipeline",
     "compile_sources": "pipeline",
     "compile_value": "pipeline",
     "json_schema_to_py": "schema_spelling",
     "json_schema_to_ts": "schema_spelling",
-    "load_sources": "load",
+    "load_sources": "load.sources",
     "render_catalog": "render.catalog",
-    "render_python_sdk": "render.python",
+    "render_python_sdk": "render.python.sdk",
     "render_sdk_section": "codemode.languages",
-    "render_typescript_sdk": "render.typescript",
+    "render_typescript_sdk": "render.typescript.sdk",
     "run_code_tool": "codemode.transport",
 }
 

@@ -17,7 +17,7 @@ from .errors import CodegenError, Diagnostic, UsageError
 from .render.targets import TARGET_NAMES
 
 if TYPE_CHECKING:
-    from .load import LoadResult
+    from .load.sources import LoadResult
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -109,7 +109,7 @@ def _add_input_format(
 ) -> None:
     """`--input-format auto|mcp|...`: the one spelling of the input format on every command
     that reads sources; `legacy_format` keeps the old `--format` spelling working."""
-    from .formats import INPUT_FORMATS
+    from .load.formats import INPUT_FORMATS
 
     choices = ("auto", *INPUT_FORMATS)
     parser.add_argument(
@@ -534,7 +534,7 @@ def _compile(args: argparse.Namespace) -> Any:
 
 def _emit(text: str, output: str | None) -> None:
     if output:
-        from .write import write_text
+        from ._support.atomic_write import write_text
 
         write_text(output, text)
     else:
@@ -545,8 +545,8 @@ def _emit(text: str, output: str | None) -> None:
 def _sdk(args: argparse.Namespace) -> int:
     """`sdk`: a catalog large enough to split is worked in shares across processes (and
     assembled from each tool's text, as `--cache` does); a small one in one go."""
-    from .load import load_sources
-    from .shares import share_count
+    from .incremental.shares import share_count
+    from .load.sources import load_sources
 
     loaded = load_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
     if args.cache or share_count(len(loaded.tools), args.jobs) > 1:
@@ -566,17 +566,17 @@ def _sdk(args: argparse.Namespace) -> int:
 def _sdk_assembled(args: argparse.Namespace, loaded: LoadResult) -> int:
     """`sdk` from each tool's chunk of text: with `--cache DIR`, unchanged tools come from
     the cache as finished text; the others are worked in shares."""
-    from . import incremental
+    from .incremental import assembly
 
     if args.cache:
-        from .cache import ToolCache
+        from .incremental.cache import ToolCache
 
         cache = ToolCache(args.cache)
-        rendered = incremental.render_cached(
+        rendered = assembly.render_cached(
             loaded.tools, loaded.diagnostics, cache, [args.lang], args.jobs
         )
     else:
-        rendered = incremental.render_in_shares(
+        rendered = assembly.render_in_shares(
             loaded.tools, loaded.diagnostics, [args.lang], args.jobs
         )
     _print_diagnostics(rendered.diagnostics, sys.stderr, errors_only=args.quiet)
@@ -647,7 +647,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     process-wide settings a run needs are made here, and only here: stack depth for the
     recursive walks (`recursion`), and for a batch command the cyclic collector paused and one
     set of memos for the whole command (`_run`)."""
-    from .recursion import deep_recursion
+    from ._support.recursion_limit import deep_recursion
 
     with deep_recursion():
         return _main(argv)
@@ -660,11 +660,11 @@ LONG_LIVED = frozenset({"serve"})
 def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """A batch command with the collector paused: reference counting frees what the
     pipeline drops, and the cyclic collector's passes over a loaded catalog would only cost
-    time (see `gcpause`); one memo scope, so every output of the command shares it."""
+    time (see `gc_pause`); one memo scope, so every output of the command shares it."""
     if args.command in LONG_LIVED:
         return handler(args)
-    from .gcpause import paused_gc
-    from .runmemo import run_memos
+    from ._support.gc_pause import paused_gc
+    from ._support.run_memos import run_memos
 
     with paused_gc(), run_memos():
         return handler(args)

@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .load.formats import BFCL_TYPES, JSON_TYPES
+
 Schema = Any
 
 SINGLE_KEYWORDS = frozenset(
@@ -121,39 +123,8 @@ _TYPED_KEYWORDS: frozenset[str] = frozenset().union(*TYPE_KEYWORDS.values())
 _UNSHARED = _TYPED_KEYWORDS | {"type", "enum", "const"}
 """Keywords a type array's arms take one by one; every other one stays beside the union."""
 TYPE_KEYWORDS["integer"] = TYPE_KEYWORDS["number"]
-JSON_TYPES = ("string", "number", "integer", "boolean", "null", "array", "object")
 MODERN_DRAFTS = frozenset({"2019-09", "2020-12"})
 
-BFCL_TYPES = {
-    "dict": "object",
-    "HashMap": "object",
-    "Map": "object",
-    "object": "object",
-    "float": "number",
-    "double": "number",
-    "Double": "number",
-    "Float": "number",
-    "long": "integer",
-    "Long": "integer",
-    "int": "integer",
-    "Integer": "integer",
-    "short": "integer",
-    "byte": "integer",
-    "String": "string",
-    "str": "string",
-    "char": "string",
-    "Character": "string",
-    "Boolean": "boolean",
-    "bool": "boolean",
-    "tuple": "array",
-    "list": "array",
-    "Array": "array",
-    "ArrayList": "array",
-    "List": "array",
-    "Set": "array",
-}
-"""BFCL and Java type names and the JSON-Schema type each stands for; `any` and `""` mean
-any value and are removed."""
 _BFCL_ANY = frozenset({"any", "", "Any", "Object"})
 """BFCL type names that mean any value."""
 

@@ -14,7 +14,9 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from . import ir
-from .build_ir import (
+from ._support.recursion_limit import deep_recursion
+from ._support.run_memos import run_memos
+from .build.builder import (
     Assembled,
     Reusable,
     SchemaInput,
@@ -23,15 +25,13 @@ from .build_ir import (
     build_tool_alone,
 )
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
-from .load import load_sources, load_value
-from .model import ToolDefinition
+from .load.definitions import ToolDefinition
+from .load.sources import load_sources, load_value
 from .normalize import Normalized, normalize_schema
-from .recursion import deep_recursion
-from .runmemo import run_memos
-from .validate import check_depth, check_schema, check_unique_names, draft_of
+from .validate.checks import check_depth, check_schema, check_unique_names, draft_of
 
 if TYPE_CHECKING:
-    from .cache import Entry, ToolCache
+    from .incremental.cache import Entry, ToolCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +143,7 @@ def assembled_warnings(
 def reusable_members(
     definitions: Sequence[ToolDefinition], entries: Sequence[Entry]
 ) -> list[Reusable]:
-    """The entries as members for `build_ir.assemble_catalog` (no errors among them); a
+    """The entries as members for `build.builder.assemble_catalog` (no errors among them); a
     member built again in place is prepared again from its definition."""
     members = []
     for definition, entry in zip(definitions, entries, strict=True):
@@ -206,8 +206,8 @@ def tool_entries(
     each of `languages`: in shares across processes when `shares.share_count` allows more
     than one (`jobs`: None for every usable core). Without `keep_ir` an entry holds only
     its text, which is all an assembled SDK needs and much cheaper to send back."""
+    from .incremental.shares import map_in_shares, share_count
     from .render.targets import preload
-    from .shares import map_in_shares, share_count
 
     shares = share_count(len(definitions), jobs)
     if shares > 1:
@@ -220,7 +220,7 @@ def tool_entries(
 def _entries_of(
     definitions: Sequence[ToolDefinition], languages: tuple[str, ...], keep_ir: bool
 ) -> list[Entry]:
-    from .cache import Entry
+    from .incremental.cache import Entry
     from .render.targets import target
 
     chunkers = [(language, target(language).chunk) for language in languages]
@@ -276,7 +276,7 @@ def _normalized(
     JSON Schema until then."""
     draft, _ = draft_of(schema)
     if tool.dialect == "bfcl":
-        # A decoded document is never nested too deep (`jsontext` refuses it).
+        # A decoded document is never nested too deep (`json_text` refuses it).
         too_deep = [] if tool.decoded else check_depth(schema, tool.source, pointer)
         if too_deep:  # before normalizing, whose pointer per level would be quadratic
             problems.extend(too_deep)

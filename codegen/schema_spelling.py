@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .build_ir import build_type
+from ._support.recursion_limit import deep_recursion
+from ._support.run_memos import run_memos
+from .build.builder import build_type
 from .ir import TypeNode
-from .recursion import deep_recursion
-from .render import pyformat
-from .render.python import type_expr
-from .render.typescript import spell
-from .runmemo import run_memos
+from .render.python import black_layout
+from .render.python.sdk import type_expr
+from .render.typescript.sdk import spell
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -53,7 +53,7 @@ def json_schema_to_py(schema: Any) -> str:
     if node is None:
         return "Any"
     with run_memos():
-        return pyformat.flat(type_expr(node))
+        return black_layout.flat(type_expr(node))
 
 
 def json_schema_to_ts(schema: Any) -> str:

@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from codegen.codemode.code_runtime import Bindings, RunOutput
 from codegen.codemode.policy import ApprovalService
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.runtime import Bindings, RunOutput
 from codegen.codemode.signals import AbortSignal
 
 

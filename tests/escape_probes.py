@@ -344,8 +344,8 @@ return answers
 
 
 def seccomp_program() -> str:
-    """The `seccomp` probe with this machine's numbers (`codegen.codemode.seccomp`)."""
-    from codegen.codemode.seccomp import NEWEST, architecture, denied_numbers
+    """The `seccomp` probe with this machine's numbers (`codegen.codemode.sandbox.seccomp`)."""
+    from codegen.codemode.sandbox.seccomp import NEWEST, architecture, denied_numbers
 
     arch = architecture()
     clone = arch.numbers["clone"] if arch is not None else -1
@@ -361,7 +361,7 @@ def probe_names(language: str) -> list[str]:
 def _host_view() -> dict[str, Any]:
     """Every descendant of this process that runs in another pid namespace (inside a
     sandbox), or is bubblewrap itself, with its ids as the host sees them."""
-    from codegen.codemode.workers import descendants
+    from codegen.codemode.runtimes.worker_pool import descendants
 
     found: dict[str, Any] = {}
     for pid in descendants(os.getpid()):
@@ -384,7 +384,7 @@ def _host_view() -> dict[str, Any]:
 
 
 async def _run_one(runtime: Any, program: str) -> dict[str, Any]:
-    from codegen.codemode.runtime import Bindings, CodeRunFailed
+    from codegen.codemode.code_runtime import Bindings, CodeRunFailed
     from codegen.codemode.signals import AbortController
 
     echoed: list[int] = []
@@ -411,14 +411,14 @@ async def _run_one(runtime: Any, program: str) -> dict[str, Any]:
 
 
 def _missing() -> Any:
-    from codegen.codemode.runtime import MISSING
+    from codegen.codemode.code_runtime import MISSING
 
     return MISSING
 
 
 def make_runtime(language: str, sandbox: str, options: dict[str, Any]) -> Any:
-    from codegen.codemode.protocol import RuntimeLimits
-    from codegen.codemode.runtimes import runtime_for
+    from codegen.codemode.run_limits import RuntimeLimits
+    from codegen.codemode.runtimes.by_language import runtime_for
 
     return runtime_for(
         language, RuntimeLimits(**PROBE_LIMITS), sandbox=sandbox, spare=False, **options
@@ -430,8 +430,8 @@ def run_all(
 ) -> dict[str, Any]:
     """Every probe's outcome, and the context the checks need (what this host states as the
     bound of a run's memory)."""
-    from codegen.codemode.cgroups import run_memory_bound
-    from codegen.codemode.protocol import RuntimeLimits
+    from codegen.codemode.run_limits import RuntimeLimits
+    from codegen.codemode.sandbox.cgroups import run_memory_bound
 
     async def all_probes() -> dict[str, Any]:
         outcomes: dict[str, Any] = {}
@@ -528,7 +528,7 @@ def _host_view_check(result: Any, outcome: dict[str, Any], context: dict[str, An
 def _seccomp(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     import errno
 
-    from codegen.codemode.seccomp import denied_numbers
+    from codegen.codemode.sandbox.seccomp import denied_numbers
 
     problems: list[str] = []
     for name, (_, wanted) in denied_numbers().items():
@@ -544,7 +544,7 @@ def _seccomp(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> l
 
 @_on_result
 def _fill(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
-    from codegen.codemode.sandbox import TMP_BYTES
+    from codegen.codemode.sandbox.launchers import TMP_BYTES
 
     problems: list[str] = []
     for path, written in result.items():

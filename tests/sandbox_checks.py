@@ -23,8 +23,8 @@ from typing import Any
 import psutil
 import pytest
 
-from codegen.codemode.runtime import Bindings, CodeRunFailed
-from codegen.codemode.sandbox import RUN_AS, host_is_root, unreachable
+from codegen.codemode.code_runtime import Bindings, CodeRunFailed
+from codegen.codemode.sandbox.launchers import RUN_AS, host_is_root, unreachable
 from processes import left_processes
 
 SANDBOXES = ("auto", "bubblewrap", "namespaces")

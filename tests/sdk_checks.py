@@ -39,14 +39,14 @@ from pathlib import Path
 from typing import Any
 
 from codegen import ir
-from codegen.names import is_method_name
+from codegen.identifiers import is_method_name
 from codegen.pipeline import Compiled, compile_value
-from codegen.render.pyprotocol import OVERLOAD_LIMIT
-from codegen.render.pysection import function_name
-from codegen.render.pysection import render_python_section_sdk as render_python_model_sdk
-from codegen.render.python import docs_lines, render_python_sdk
+from codegen.render.python.protocol import OVERLOAD_LIMIT
+from codegen.render.python.sdk import docs_lines, render_python_sdk
+from codegen.render.sections.python import function_name
+from codegen.render.sections.python import render_python_section_sdk as render_python_model_sdk
 from codegen.render.text import description_lines
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 from robustness_strategies import MARKER_WORDS, shuffled_catalog
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,8 +20,8 @@ from codegen.cli import main
 from codegen.codemode.languages import render_sdk_section
 from codegen.pipeline import compile_sources
 from codegen.render.catalog import render_catalog
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 from codegen.workflow.progress import Console, Progress
 from conftest import ROOT, SCHEMAS
 

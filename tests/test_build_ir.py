@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen import ir
-from codegen.build_ir import build_type
-from codegen.merge import merge_schemas
-from codegen.names import (
+from codegen.build.builder import build_type
+from codegen.build.merge import merge_schemas
+from codegen.identifiers import (
     NameAllocator,
     camel_case,
     is_class_field,
@@ -579,7 +579,7 @@ def test_merge_notes_do_not_depend_on_keyword_order() -> None:
     gives the same notes (the merged notes are sorted)."""
     import itertools
 
-    from codegen.render.python import render_python_sdk
+    from codegen.render.python.sdk import render_python_sdk
 
     first = {"type": "string", "pattern": "^a", "format": "date", "minLength": 1}
     second = {"type": "string", "pattern": "b$", "format": "email", "maxLength": 5}

@@ -14,16 +14,16 @@ from typing import Any
 
 import pytest
 
-from codegen import cache as cache_module
-from codegen.cache import SHARDS, ToolCache
 from codegen.cli import main
-from codegen.incremental import render_cached
-from codegen.load import load_sources, load_value
-from codegen.model import ToolDefinition
+from codegen.incremental import cache as cache_module
+from codegen.incremental.assembly import render_cached
+from codegen.incremental.cache import SHARDS, ToolCache
+from codegen.load.definitions import ToolDefinition
+from codegen.load.sources import load_sources, load_value
 from codegen.pipeline import Compiled, compile_definitions
-from codegen.render.python import render_python_sdk
-from codegen.render.section import render_python_section, render_typescript_section
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.sections.prompt import render_python_section, render_typescript_section
+from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import EVERY_FILE, SCHEMAS
 
 
@@ -341,7 +341,7 @@ def test_in_memory_definitions_keep_their_identity_free_keys() -> None:
     assert memo.key(one) != memo.key(dataclasses.replace(one, source="other.json"))
 
 
-# --- SDK text without the IR (codegen.incremental) --------------------------------------
+# --- SDK text without the IR (codegen.incremental.assembly) --------------------------------------
 
 
 @pytest.mark.parametrize(

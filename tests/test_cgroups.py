@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from codegen.codemode import cgroups
-from codegen.codemode.cgroups import RunCgroup, parents, run_memory_bound
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.sandbox import TMP_BYTES
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.sandbox import cgroups
+from codegen.codemode.sandbox.cgroups import RunCgroup, parents, run_memory_bound
+from codegen.codemode.sandbox.launchers import TMP_BYTES
 from conftest import ROOT
 
 
@@ -63,9 +63,9 @@ def test_the_memory_bound_is_stated_as_it_holds() -> None:
 HOST = """
 import asyncio, os, sys
 sys.path.insert(0, sys.argv[1])
-from codegen.codemode.python_runtime import PythonRuntime
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.runtime import Bindings
+from codegen.codemode.runtimes.python import PythonRuntime
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.code_runtime import Bindings
 from codegen.codemode.signals import AbortController
 
 async def main():

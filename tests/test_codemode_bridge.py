@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from codegen.codemode.bridge import NO_OUTPUT, DispatchEvent, present_run_output
+from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from codegen.codemode.execution import ToolCall
 from codegen.codemode.policy import Accept
 from codegen.codemode.registry import ToolRegistry
 from codegen.codemode.results import ErrorCode
-from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from codegen.codemode.signals import AbortController, AbortSignal
 from codemode_helpers import Recorder, ScriptedRuntime, echo_tool, registry_with, run
 

@@ -13,8 +13,8 @@ import pytest
 
 from codegen.codemode.execution import ToolCall
 from codegen.codemode.prompt import PromptSection
-from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
 from codegen.codemode.registry import ToolRegistry, ToolSpec
+from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
 from codemode_helpers import run
 
 PATH = {"type": "string", "description": "A path relative to the workspace root"}

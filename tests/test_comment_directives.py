@@ -13,7 +13,7 @@ from black.comments import contains_fmt_directive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.render.pystrings import PRAGMAS, comment_lines
+from codegen.render.python.strings import PRAGMAS, comment_lines
 
 PIECES = st.sampled_from(
     [

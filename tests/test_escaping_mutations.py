@@ -50,8 +50,8 @@ class Mutation:
 
 
 TEXT = "codegen.render.text"
-PYSTRINGS = "codegen.render.pystrings"
-TYPESCRIPT = "codegen.render.typescript"
+PYSTRINGS = "codegen.render.python.strings"
+TYPESCRIPT = "codegen.render.typescript.sdk"
 
 MUTATIONS = (
     Mutation(

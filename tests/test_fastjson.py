@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen import fastjson, jsontext
-from codegen.jsontext import DecodeProblem
-from codegen.load import load_sources
+from codegen.load import fast_json as fastjson
+from codegen.load import json_text as jsontext
+from codegen.load.json_text import DecodeProblem
+from codegen.load.sources import load_sources
 from codegen.render.targets import target
 from conftest import CORPUS, FIXTURES, SCHEMAS
 

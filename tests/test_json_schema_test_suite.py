@@ -26,8 +26,8 @@ from test_python_sdk import check_structure
 
 from codegen import ir
 from codegen.pipeline import compile_value
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import FIXTURES
 from tsc import check_declarations
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from codegen import jsontext
-from codegen.jsontext import DecodeProblem
+from codegen.load import json_text as jsontext
+from codegen.load.json_text import DecodeProblem
 
 
 def problem(text: str) -> DecodeProblem:

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.render import layout
-from codegen.render.env import environment, templates_dir
+from codegen.render import jinja_subset as layout
+from codegen.render.templates import environment, templates_dir
 from conftest import ROOT
 
 TEMPLATES = sorted(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from codegen import load as load_module
 from codegen.errors import UsageError
-from codegen.load import expand_sources, load_sources, load_value
+from codegen.load import sources as load_module
+from codegen.load.sources import expand_sources, load_sources, load_value
 from conftest import CORPUS, FIXTURES, SCHEMAS
 
 
@@ -314,7 +314,7 @@ def test_anthropic_tool_with_json_schema_types_stays_anthropic() -> None:
 
 
 def test_functions_of_a_bfcl_record_take_its_place_in_order() -> None:
-    from codegen.formats import extract_tools
+    from codegen.load.formats import extract_tools
 
     document = [
         {"name": "first", "inputSchema": {"type": "object"}},

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen import metacheck
-from codegen.load import load_sources
-from codegen.recursion import deep_recursion
-from codegen.validate import _meta_validator
+from codegen._support.recursion_limit import deep_recursion
+from codegen.load.sources import load_sources
+from codegen.validate import meta_schema as metacheck
+from codegen.validate.checks import _meta_validator
 from conftest import CORPUS, FIXTURES, SCHEMAS
 
 DRAFTS = ["draft-03", "draft-04", "draft-06", "draft-07", "2019-09", "2020-12"]

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from codegen.cli import main
-from codegen.load import load_sources, load_value
-from codegen.names import is_method_name
-from codegen.namespaces import derive, namespaced, sanitize, split
+from codegen.identifiers import is_method_name
+from codegen.load.namespaces import derive, namespaced, sanitize, split
+from codegen.load.sources import load_sources, load_value
 from conftest import ROOT
 
 SHARED_MCP = ROOT / "tests" / "corpus" / "mcp"

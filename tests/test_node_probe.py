@@ -15,9 +15,19 @@ from typing import Any
 
 import pytest
 
+from codegen.codemode.code_runtime import Bindings, CodeRunFailed
 from codegen.codemode.execution import ToolCall
 from codegen.codemode.languages import RUN_CODE_FLAVORS
-from codegen.codemode.node import (
+from codegen.codemode.registry import ToolRegistry
+from codegen.codemode.results import ErrorCode
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.runtimes.by_language import (
+    RUNTIMES,
+    RuntimeUnavailableError,
+    create_runtime,
+    runtime_for,
+)
+from codegen.codemode.runtimes.node_probe import (
     NodeUnavailable,
     find_typescript,
     permission_flag,
@@ -25,19 +35,9 @@ from codegen.codemode.node import (
     strips_types,
     which,
 )
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.python_runtime import PythonRuntime
-from codegen.codemode.registry import ToolRegistry
-from codegen.codemode.results import ErrorCode
-from codegen.codemode.runtime import Bindings, CodeRunFailed
-from codegen.codemode.runtimes import (
-    RUNTIMES,
-    RuntimeUnavailableError,
-    create_runtime,
-    runtime_for,
-)
+from codegen.codemode.runtimes.python import PythonRuntime
+from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codegen.codemode.signals import AbortController
-from codegen.codemode.typescript_runtime import TypeScriptRuntime
 from codemode_helpers import run
 from typescript_nodes import ROOT, SETUPS, TYPESCRIPT, WHEEL_NODE
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 import codegen
-from codegen.cache import ToolCache
-from codegen.incremental import render_cached
-from codegen.load import load_value
-from codegen.recursion import RECURSION_LIMIT, deep_recursion
-from codegen.runmemo import active_tables, per_run, run_memos
+from codegen._support.recursion_limit import RECURSION_LIMIT, deep_recursion
+from codegen._support.run_memos import active_tables, per_run, run_memos
+from codegen.incremental.assembly import render_cached
+from codegen.incremental.cache import ToolCache
+from codegen.load.sources import load_value
 
 
 def _catalog(tag: str) -> dict[str, Any]:

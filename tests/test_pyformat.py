@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.pipeline import compile_value
-from codegen.render import pyformat as fmt
-from codegen.render.python import py_str, render_python_sdk
+from codegen.render.python import black_layout as fmt
+from codegen.render.python.sdk import py_str, render_python_sdk
 
 MODE = black.Mode()
 
@@ -214,7 +214,7 @@ def test_getitem_overloads_are_black_fixed_points(
 ) -> None:
     """`black` splits a long `def` at its parameters, and on its second pass at the return
     type's bracket when the first exploded it: the overload layout must match either way."""
-    from codegen.render.pyprotocol import overload_lines
+    from codegen.render.python.protocol import overload_lines
 
     result = returns if isinstance(returns, str) else "R" * returns
     lines = overload_lines(py_str(key), "A" * args, result, ("Doc.",) if described else ())

@@ -21,8 +21,8 @@ import pytest
 
 from codegen import ir
 from codegen.pipeline import compile_sources, compile_value
-from codegen.render.pysection import render_python_section_sdk as render_python_model_sdk
-from codegen.render.python import render_python_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.sections.python import render_python_section_sdk as render_python_model_sdk
 from codegen.schema_spelling import json_schema_to_py
 from conftest import CORPUS_FILES, EVERY_FILE, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
 from sdk_checks import check_python, check_python_model, check_structure
@@ -232,7 +232,7 @@ def _render_hashes(seed: str) -> str:
     script = (
         "import hashlib, sys\n"
         "from codegen.pipeline import compile_sources\n"
-        "from codegen.render.python import render_python_sdk\n"
+        "from codegen.render.python.sdk import render_python_sdk\n"
         "for path in sys.argv[1:]:\n"
         "    text = render_python_sdk(compile_sources([path], require_tools=False).catalog)\n"
         "    print(hashlib.sha256(text.encode()).hexdigest())\n"

@@ -30,11 +30,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_pyformat import exprs
 
-from codegen.limits import DEPTH_LIMIT, INLINE_LIMIT, LITERAL_LIMIT
+from codegen.build.limits import DEPTH_LIMIT, INLINE_LIMIT, LITERAL_LIMIT
 from codegen.pipeline import compile_value
-from codegen.render import pyformat as fmt
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python import black_layout as fmt
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 
 MODE = black.Mode()
 

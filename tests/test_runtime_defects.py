@@ -22,13 +22,13 @@ from typing import Any
 import psutil
 import pytest
 
-from codegen.codemode import python_runtime
+from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput
 from codegen.codemode.execution import ToolCall
 from codegen.codemode.policy import ApprovalService, Ask
-from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits, worker_source
 from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.results import ErrorCode, ToolResult
-from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput
+from codegen.codemode.runtimes import python as python_runtime
+from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits, worker_source
 from codegen.codemode.signals import AbortController, AbortSignal
 from codemode_helpers import Recorder, ScriptedRuntime, echo_tool, registry_with, run
 from processes import process_group_gone
@@ -287,8 +287,8 @@ def test_distinct_pending_calls_still_hit_the_limit() -> None:
 
 HOST = """
 import asyncio, sys
-from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
-from codegen.codemode.runtime import Bindings
+from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
+from codegen.codemode.code_runtime import Bindings
 from codegen.codemode.signals import AbortController
 
 async def main():

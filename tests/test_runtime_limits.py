@@ -15,12 +15,13 @@ import pytest
 
 from codegen.codemode import jsonvalue
 from codegen.codemode.bridge import ProgramRun
+from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from codegen.codemode.execution import ToolCall
 from codegen.codemode.jsonvalue import is_large, snapshot
-from codegen.codemode.protocol import RuntimeLimits, bounded_text
-from codegen.codemode.python_runtime import PythonRuntime
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.runtimes.protocol import bounded_text
+from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.signals import AbortController
 
 

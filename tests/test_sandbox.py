@@ -27,9 +27,9 @@ from sandbox_checks import (
     text_of,
 )
 
-from codegen.codemode.python_runtime import PythonRuntime, RuntimeLimits
-from codegen.codemode.runtime import CodeRunFailed, RunOutput
-from codegen.codemode.sandbox import SandboxUnavailable, launcher
+from codegen.codemode.code_runtime import CodeRunFailed, RunOutput
+from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
+from codegen.codemode.sandbox.launchers import SandboxUnavailable, launcher
 from codegen.codemode.signals import AbortController
 
 
@@ -75,7 +75,7 @@ def test_every_sandbox_starts_here(sandbox: str) -> None:
 
 def test_a_sandbox_that_cannot_start_fails_the_run_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
-    from codegen.codemode import sandbox as module
+    from codegen.codemode.sandbox import launchers as module
 
     module._launcher.cache_clear()
     try:

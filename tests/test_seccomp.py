@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codegen.codemode import seccomp
-from codegen.codemode.seccomp import (
+from codegen.codemode.sandbox import seccomp
+from codegen.codemode.sandbox.seccomp import (
     ARCHITECTURES,
     DENIED,
     NAMESPACE_FLAGS,

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen.pipeline import compile_value
-from codegen.render.pysection import render_python_section_sdk
-from codegen.render.tssection import render_typescript_section_sdk
+from codegen.render.sections.python import render_python_section_sdk
+from codegen.render.sections.typescript import render_typescript_section_sdk
 
 WORDS = ["address", "Address", "data", "Data", "URL", "url", "item", "Item", "list_items"]
 DOCS = [None, "The address.", "Where it is", "Max results; see docs"]

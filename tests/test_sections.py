@@ -21,13 +21,14 @@ import pytest
 from section_lossless import expand_dittos, missing, python_shown, typescript_shown
 
 from codegen import ir
-from codegen.codemode.python_runtime import PythonRuntime
-from codegen.codemode.runtime import Bindings
+from codegen.codemode.code_runtime import Bindings
+from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.signals import AbortSignal
-from codegen.load import load_sources
+from codegen.load.sources import load_sources
 from codegen.pipeline import compile_definitions, compile_sources
-from codegen.render import pysection, tssection
-from codegen.render.dittos import Dittos
+from codegen.render.sections import python as pysection
+from codegen.render.sections import typescript as tssection
+from codegen.render.sections.dittos import Dittos
 from conftest import CORPUS_FILES, EVERY_FILE, ROOT, SCHEMAS
 
 INPUTS = EVERY_FILE
@@ -167,9 +168,9 @@ def test_sections_are_byte_identical_across_orders_and_hash_seeds() -> None:
     paths = [str(p) for p in CORPUS_FILES[:12]]
     script = (
         "import sys, random\n"
-        "from codegen.load import load_sources\n"
+        "from codegen.load.sources import load_sources\n"
         "from codegen.pipeline import compile_definitions\n"
-        "from codegen.render.section import render_python_section, render_typescript_section\n"
+        "from codegen.render.sections.prompt import render_python_section, render_typescript_section\n"
         "tools = list(load_sources(sys.argv[2:], namespace=True).tools)\n"
         "random.Random(int(sys.argv[1])).shuffle(tools)\n"
         "catalog = compile_definitions(tools).catalog\n"

@@ -1,4 +1,4 @@
-"""Work in shares across forked processes (`codegen.shares`) and the SDK built that way
+"""Work in shares across forked processes (`codegen.incremental.shares`) and the SDK built that way
 (`incremental.render_in_shares`, `codegen sdk --jobs`): results in order, a failed child
 costs time and never output, no child is left behind, and the SDK is the same bytes and
 diagnostics for any split."""
@@ -18,13 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_cache import COLLIDING
 
-from codegen import shares
-from codegen.cache import ToolCache
-from codegen.incremental import render_cached, render_in_shares
-from codegen.load import load_sources, load_value
+from codegen.incremental import shares
+from codegen.incremental.assembly import render_cached, render_in_shares
+from codegen.incremental.cache import ToolCache
+from codegen.load.sources import load_sources, load_value
 from codegen.pipeline import compile_definitions
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import CORPUS, EVERY_FILE
 from robustness_strategies import catalogs
 from sdk_checks import run_cli

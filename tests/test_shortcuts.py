@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen import ir, normalize
-from codegen.build_ir import SchemaInput, _ToolBuilder
-from codegen.leaves import LEAF_KEYWORDS, LEAF_UNION_ARMS, plain_leaf_type
-from codegen.names import NameAllocator
+from codegen.build.builder import SchemaInput, _ToolBuilder
+from codegen.build.leaves import LEAF_KEYWORDS, LEAF_UNION_ARMS, plain_leaf_type
+from codegen.identifiers import NameAllocator
 from codegen.normalize import DOC_KEYWORDS, normalize_node, normalize_schema
 from robustness_strategies import tool_schemas
 

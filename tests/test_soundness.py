@@ -42,11 +42,11 @@ from pydantic.errors import PydanticSchemaGenerationError
 from pydantic_core import SchemaError
 
 from codegen import ir
-from codegen.load import load_sources
+from codegen.load.sources import load_sources
 from codegen.normalize import normalize_schema
 from codegen.pipeline import compile_definitions
-from codegen.render.python import render_python_sdk
-from codegen.validate import draft_of
+from codegen.render.python.sdk import render_python_sdk
+from codegen.validate.checks import draft_of
 from conftest import CORPUS, CORPUS_FILES, GOLDEN_CASES, SCHEMAS, corpus_id
 
 pytestmark = pytest.mark.slow  # every corpus SDK against generated instances

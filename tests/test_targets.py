@@ -12,11 +12,15 @@ import pytest
 from codegen.codemode.languages import RUN_CODE_FLAVORS, SDK_RENDERERS
 from codegen.pipeline import compile_sources
 from codegen.render import catalog as docs
-from codegen.render.pyformat import flat
-from codegen.render.python import python_sdk_from_chunks, render_python_sdk, type_expr
-from codegen.render.section import render_python_section, render_typescript_section
+from codegen.render.python.black_layout import flat
+from codegen.render.python.sdk import python_sdk_from_chunks, render_python_sdk, type_expr
+from codegen.render.sections.prompt import render_python_section, render_typescript_section
 from codegen.render.targets import TARGET_NAMES, TARGETS, UnknownTargetError, target
-from codegen.render.typescript import render_typescript_sdk, spell, typescript_sdk_from_chunks
+from codegen.render.typescript.sdk import (
+    render_typescript_sdk,
+    spell,
+    typescript_sdk_from_chunks,
+)
 from codegen.workflow.config import parse_languages
 from conftest import SCHEMAS
 

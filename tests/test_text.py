@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codegen.load import load_sources
+from codegen.load.sources import load_sources
 from codegen.render.text import _lines, description_lines, escape_hidden, split_lines
 from conftest import CORPUS_FILES
 

@@ -28,11 +28,11 @@ from typing import Any
 import pytest
 
 import hostile
-from codegen.jsontext import MAX_NESTING
-from codegen.limits import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
+from codegen.build.limits import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
+from codegen.load.json_text import MAX_NESTING
 from codegen.pipeline import compile_value
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import ROOT
 from tsc import check_declarations
 
@@ -74,8 +74,8 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 import hostile
 from codegen.pipeline import compile_value
-from codegen.render.python import render_python_sdk
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.python.sdk import render_python_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 
 value = hostile.shape(sys.argv[2], int(sys.argv[3]))
 start = time.process_time()

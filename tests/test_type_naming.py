@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen import ir, names
-from codegen.names import STEM_SEPARATOR, TAG_SEPARATOR, plain_stem, tool_stems
+from codegen import identifiers as names
+from codegen import ir
+from codegen.identifiers import STEM_SEPARATOR, TAG_SEPARATOR, plain_stem, tool_stems
 from codegen.pipeline import compile_value
 
 WORDS = ["run", "args", "output", "item", "value", "user", "get", "1", "x", "Run", "ARGS", "é"]

@@ -26,10 +26,10 @@ import pytest
 
 from codegen import ir
 from codegen.cli import main
-from codegen.names import is_method_name
+from codegen.identifiers import is_method_name
 from codegen.pipeline import compile_sources
-from codegen.render.pyformat import flat
-from codegen.render.python import py_literal, py_str, render_python_sdk, type_expr
+from codegen.render.python.black_layout import flat
+from codegen.render.python.sdk import py_literal, py_str, render_python_sdk, type_expr
 from conftest import CORPUS, CORPUS_FILES, FIXTURES, ROOT
 
 pytestmark = pytest.mark.slow  # mypy and pyright over a caller module for every corpus tool

@@ -30,7 +30,7 @@ import pytest
 from codegen import ir
 from codegen.pipeline import compile_sources, compile_value
 from codegen.render.notes import all_notes, has_notes
-from codegen.render.typescript import render_typescript_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 from codegen.schema_spelling import json_schema_to_ts
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
 from sdk_checks import (
@@ -620,7 +620,7 @@ def test_hash_seed_does_not_matter() -> None:
     script = (
         "import hashlib, sys\n"
         "from codegen.pipeline import compile_sources\n"
-        "from codegen.render.typescript import render_typescript_sdk\n"
+        "from codegen.render.typescript.sdk import render_typescript_sdk\n"
         "text = render_typescript_sdk(compile_sources(sys.argv[1:]).catalog)\n"
         "print(hashlib.sha256(text.encode()).hexdigest())\n"
     )

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.protocol import RuntimeLimits
 from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.results import ErrorCode
-from codegen.codemode.typescript_runtime import TypeScriptRuntime
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codemode_helpers import run
 from processes import TS_WORKER_MARK, left_processes, process_group_gone
 from test_python_runtime import abort_once_running, execute, tools_registry

@@ -36,8 +36,8 @@ from sandbox_checks import (
     text_of,
 )
 
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.runtime import Bindings, CodeRunFailed, RunOutput
+from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput
+from codegen.codemode.run_limits import RuntimeLimits
 from codegen.codemode.signals import AbortController
 from processes import TS_WORKER_MARK, left_processes
 from typescript_nodes import ROOT, SETUPS, WHEEL_NODE, runtime
@@ -213,7 +213,7 @@ return "wrote 200 MB";
 def test_a_sandbox_that_cannot_start_fails_the_run_clearly(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from codegen.codemode import sandbox as module
+    from codegen.codemode.sandbox import launchers as module
 
     node = SETUPS["transpile"]["node"]
     monkeypatch.setenv("PATH", "/nonexistent")
@@ -354,10 +354,10 @@ return { fds: seen, channel: [Number(process.argv[2]), Number(process.argv[3])] 
 
 HOST = """
 import asyncio, sys
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.runtime import Bindings
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.code_runtime import Bindings
 from codegen.codemode.signals import AbortController
-from codegen.codemode.typescript_runtime import TypeScriptRuntime
+from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 
 async def main():
     runtime = TypeScriptRuntime(

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from codegen.errors import pointer_key
-from codegen.load import load_value
-from codegen.model import ToolDefinition
+from codegen.load.definitions import ToolDefinition
+from codegen.load.sources import load_value
 from codegen.pipeline import compile_sources, compile_value
-from codegen.validate import check_schema, draft_of
+from codegen.validate.checks import check_schema, draft_of
 from conftest import CORPUS, CORPUS_FILES, corpus_id
 
 # Warnings per corpus file. The corpus is clean today; a change that starts warning about

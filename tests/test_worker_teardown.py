@@ -15,10 +15,10 @@ import psutil
 import pytest
 from sandbox_checks import python_for
 
-from codegen.codemode import workers
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.sandbox import Launcher, launcher
-from codegen.codemode.workers import READ, WRITE, Started, start_worker
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.runtimes import worker_pool as workers
+from codegen.codemode.runtimes.worker_pool import READ, WRITE, Started, start_worker
+from codegen.codemode.sandbox.launchers import Launcher, launcher
 
 DETACHING_LAUNCHER = """\
 import os, sys, time

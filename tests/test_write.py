@@ -1,4 +1,4 @@
-"""Atomic writes (`codegen.write`): the file is replaced whole or not at all, an unchanged
+"""Atomic writes (`codegen._support.atomic_write`): the file is replaced whole or not at all, an unchanged
 file is not touched, a replaced file keeps its permissions, a new one gets the umask's, and a
 failure is a `UsageError` that leaves no temporary file behind."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen import write
+from codegen._support import atomic_write as write
 from codegen.errors import UsageError
 
 

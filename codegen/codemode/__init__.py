@@ -16,21 +16,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_exports
+from .._support.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .execution import ToolCall, ToolContext
     from .policy import Accept, Allow, ApprovalService, Ask, Block, Deny
     from .prompt import PromptSection
-    from .protocol import RuntimeLimits
-    from .python_runtime import PythonRuntime
     from .registry import ToolRegistry
     from .results import ErrorCode, ToolResult
-    from .runtimes import runtime_for
+    from .run_limits import RuntimeLimits
+    from .runtimes.by_language import runtime_for
+    from .runtimes.python import PythonRuntime
+    from .runtimes.typescript import TypeScriptRuntime
     from .scopes import Scope
     from .signals import AbortController
     from .specs import CodeModeError, ToolSpec
-    from .typescript_runtime import TypeScriptRuntime
 
 _LOCATIONS = {
     "AbortController": "signals",
@@ -43,16 +43,16 @@ _LOCATIONS = {
     "Deny": "policy",
     "ErrorCode": "results",
     "PromptSection": "prompt",
-    "PythonRuntime": "python_runtime",
-    "RuntimeLimits": "protocol",
+    "PythonRuntime": "runtimes.python",
+    "RuntimeLimits": "run_limits",
     "Scope": "scopes",
     "ToolCall": "execution",
     "ToolContext": "execution",
     "ToolRegistry": "registry",
     "ToolResult": "results",
     "ToolSpec": "specs",
-    "TypeScriptRuntime": "typescript_runtime",
-    "runtime_for": "runtimes",
+    "TypeScriptRuntime": "runtimes.typescript",
+    "runtime_for": "runtimes.by_language",
 }
 
 __all__ = [

@@ -26,12 +26,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from .code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .execution import Execution, ToolCall, ToolContext, mint_parent
 from .executor import Pending
 from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import maybe_await
 from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
-from .runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .signals import AbortController
 from .transport import RUN_CODE
 

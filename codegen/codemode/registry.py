@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import ir
 from .bridge import present_run_output, run_code_handler
+from .code_runtime import CodeRuntime
 from .execution import ToolCall
 from .executor import execute
 from .languages import run_code_flavor, sdk_renderer
@@ -32,7 +33,6 @@ from .policy import ApprovalService, AroundDispatch, Guard, Observer, PostExecut
 from .policy import PreExecuteListener as PreExecute
 from .prompt import PromptAssembler, PromptSection
 from .results import ToolResult
-from .runtime import CodeRuntime
 from .scopes import MODES, Mode, Scope
 from .specs import CodeModeError, Handler, ToolSpec
 from .transport import RUN_CODE, run_code_tool
@@ -90,7 +90,7 @@ class ToolRegistry:
         for label, schema in (("input", spec.input_schema), ("output", spec.output_schema)):
             if schema is None and label == "output":
                 continue
-            from ..validate import check_schema
+            from ..validate.checks import check_schema
 
             errors = [d for d in check_schema(schema, spec.name, f"/{label}Schema") if d.is_error]
             if errors:

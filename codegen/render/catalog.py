@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import ir
-from ..runmemo import run_memos
-from .env import render
+from .._support.run_memos import run_memos
 from .notes import notes
 from .targets import Target, target
+from .templates import render
 from .text import escape_hidden
 
 CATALOG_FORMATS = ("md", "json", "html")

@@ -89,19 +89,20 @@ class Target:
 
 
 def _python_type(node: ir.TypeNode) -> str:
-    from . import pyformat, python
+    from .python import black_layout
+    from .python import sdk as python
 
-    return pyformat.flat(python.type_expr(node))
+    return black_layout.flat(python.type_expr(node))
 
 
 def _python_declarations(tool: ir.Tool) -> str:
-    from . import python
+    from .python import sdk as python
 
     return "\n\n\n".join(python.tool_declarations(tool))
 
 
 def _typescript_declarations(tool: ir.Tool) -> str:
-    from . import typescript
+    from .typescript import sdk as typescript
 
     return "\n\n".join(typescript.tool_declarations(tool))
 
@@ -118,12 +119,12 @@ TARGETS: Mapping[str, Target] = MappingProxyType(
             suffix=".py",
             fence="python",
             any_type="Any",
-            render=_Deferred("python", "render_python_sdk"),
-            chunk=_Deferred("python", "python_chunk"),
-            assemble=_Deferred("python", "python_sdk_from_chunks"),
-            section=_Deferred("section", "render_python_section"),
+            render=_Deferred("python.sdk", "render_python_sdk"),
+            chunk=_Deferred("python.sdk", "python_chunk"),
+            assemble=_Deferred("python.sdk", "python_sdk_from_chunks"),
+            section=_Deferred("sections.prompt", "render_python_section"),
             spell=_python_type,
-            literal=_Deferred("pystrings", "json_to_py"),
+            literal=_Deferred("python.strings", "json_to_py"),
             declarations=_python_declarations,
         ),
         "typescript": Target(
@@ -131,11 +132,11 @@ TARGETS: Mapping[str, Target] = MappingProxyType(
             suffix=".d.ts",
             fence="ts",
             any_type="JsonValue",
-            render=_Deferred("typescript", "render_typescript_sdk"),
-            chunk=_Deferred("typescript", "typescript_chunk"),
-            assemble=_Deferred("typescript", "typescript_sdk_from_chunks"),
-            section=_Deferred("section", "render_typescript_section"),
-            spell=_Deferred("typescript", "spell"),
+            render=_Deferred("typescript.sdk", "render_typescript_sdk"),
+            chunk=_Deferred("typescript.sdk", "typescript_chunk"),
+            assemble=_Deferred("typescript.sdk", "typescript_sdk_from_chunks"),
+            section=_Deferred("sections.prompt", "render_typescript_section"),
+            spell=_Deferred("typescript.sdk", "spell"),
             literal=_json_text,
             declarations=_typescript_declarations,
         ),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..runmemo import per_run
+from .._support.run_memos import per_run
 
 MAX_BLANK_RUN = 1
 """Blank lines kept in a row inside a description."""

@@ -78,7 +78,7 @@ class Plan:
 
 
 def _config(args: argparse.Namespace) -> ServeConfig:
-    from ..workflow.config import display_path
+    from .._support.user_files import display_path
 
     if args.config:
         path = Path(args.config)
@@ -96,7 +96,7 @@ def _config(args: argparse.Namespace) -> ServeConfig:
 def _limits(settings: Any, args: argparse.Namespace) -> tuple[Any, int]:
     """The runs' `RuntimeLimits` and the upstream message cap: flags over the config over
     the defaults."""
-    from ..codemode.protocol import RuntimeLimits
+    from ..codemode.run_limits import RuntimeLimits
 
     chosen: dict[str, float] = dict(settings.limits)
     for key, kind in LIMIT_KEYS.items():  # each limit's flag is its key, dashed
@@ -124,14 +124,12 @@ def _number(text: str) -> Any:
 
 
 def plan(args: argparse.Namespace) -> Plan:
-    from ..workflow.config import check_sandbox
-
     config = _config(args)
     settings = config.settings
     mode = args.mode or settings.mode or "code"
     language = args.lang or settings.lang or "python"
     sdk = args.sdk or settings.sdk or "description"
-    sandbox = check_sandbox(args.sandbox or settings.sandbox or "auto")
+    sandbox = checked_sandbox(args.sandbox or settings.sandbox or "auto")
     address = args.http or settings.http
     try:
         http = None if address is None else parse_address(address)
@@ -159,7 +157,7 @@ def plan(args: argparse.Namespace) -> Plan:
 
 def _runtime(settled: Plan) -> Any:
     from ..codemode.languages import UnknownLanguageError, sdk_renderer
-    from ..codemode.runtimes import RuntimeUnavailableError, runtime_for
+    from ..codemode.runtimes.by_language import RuntimeUnavailableError, runtime_for
 
     options: dict[str, Any] = {}
     if settled.language == "typescript":
@@ -211,7 +209,7 @@ def _announce(settled: Plan, errlog: TextIO) -> None:
         )
         memory = f"{limits.memory_bytes // (1 << 20)} MiB of address space per process"
     else:
-        from ..codemode.cgroups import run_memory_bound
+        from ..codemode.sandbox.cgroups import run_memory_bound
 
         memory = run_memory_bound(limits)[1]
     errlog.write(
@@ -235,7 +233,7 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
     import anyio
 
     from ..codemode.registry import ToolRegistry
-    from .host import Host
+    from .server import Host
 
     registry = ToolRegistry(mode=settled.mode)  # type: ignore[arg-type]
     registry.mount_runtime(runtime)
@@ -433,3 +431,14 @@ async def _serve_http(server: Any, settled: Plan, listener: Any, host: Any) -> N
         await web.serve(sockets=[listener])
     finally:
         web.should_exit = True
+
+
+def checked_sandbox(name: str) -> str:
+    """A sandbox setting serve knows (`--sandbox` is checked by argparse; a config's by its
+    reader), else a usage error naming the known ones."""
+    from ..codemode.sandbox.launchers import MODES
+
+    if name not in MODES:
+        known = ", ".join(repr(mode) for mode in MODES)
+        raise UsageError(f"unknown sandbox {name!r} (known: {known})")
+    return name

@@ -20,7 +20,7 @@ unset variable without a default is an error.
 
 Every problem is an `InvalidInputError` (exit 1) naming the file and the JSON pointer of the
 value, so a typo never silently changes what is served. Prefixes are derived from the
-server names by the `--namespace` rule (`codegen.namespaces`); two names that derive the
+server names by the `--namespace` rule (`codegen.load.namespaces`); two names that derive the
 same prefix are an error.
 """
 
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import jsontext, namespaces
+from .._support.user_files import read_toml
 from ..errors import Diagnostic, InvalidInputError, UsageError, escape_pointer_token
-from ..workflow.config import read_toml
+from ..load import json_text, namespaces
 
 MODES = ("code", "both")
 SDK_PLACES = ("description", "instructions")
@@ -372,8 +372,8 @@ def load_servers_file(path: Path, display: str) -> ServeConfig:
     except OSError as exc:
         raise UsageError(f"{display}: cannot read: {exc.strerror or exc}") from None
     try:
-        document = jsontext.loads(jsontext.decode_bytes(data))
-    except jsontext.DecodeProblem as problem:
+        document = json_text.loads(json_text.decode_bytes(data))
+    except json_text.DecodeProblem as problem:
         raise _problem(display, problem.pointer, problem.describe()) from None
     if not isinstance(document, dict):
         raise _problem(display, "", f'expected an object with "mcpServers", got {_kind(document)}')

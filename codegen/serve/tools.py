@@ -17,7 +17,7 @@ from typing import Any
 
 from ..codemode.jsonvalue import off_loop, thaw
 from ..codemode.registry import ToolSpec
-from ..namespaces import namespaced
+from ..load.namespaces import namespaced
 from .config import Upstream
 
 Caller = Callable[[str, dict[str, Any]], Awaitable[Any]]
@@ -46,7 +46,7 @@ def _handler(call: Caller, name: str) -> Callable[[Any, Any], Awaitable[Any]]:
 
 
 def _schema_problems(schema: Any, name: str, pointer: str) -> list[str]:
-    from ..validate import check_schema
+    from ..validate.checks import check_schema
 
     return [f"{d.pointer}: {d.message}" for d in check_schema(schema, name, pointer) if d.is_error]
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import ir
+from .._support.user_files import display_path
 from ..errors import UsageError
 from ..render.catalog import CATALOG_FORMATS
 from ..render.targets import TARGET_NAMES, TARGETS
@@ -30,7 +31,6 @@ from .config import (
     ProjectConfig,
     check_format,
     check_module,
-    display_path,
     find_config,
     parse_catalogs,
     parse_languages,
@@ -226,7 +226,7 @@ def check(outputs: Sequence[Output], console: Console) -> int:
 
 def write(outputs: Sequence[Output], console: Console) -> int:
     """Write every output atomically; unchanged files are not touched."""
-    from ..write import write_text
+    from .._support.atomic_write import write_text
 
     for output in outputs:
         changed = write_text(output.path, output.text)
@@ -237,7 +237,7 @@ def write(outputs: Sequence[Output], console: Console) -> int:
 def run_build(args: argparse.Namespace) -> int:
     """The `build` command: merge settings, compile once, render everything, then write
     or check."""
-    from ..cache import ToolCache
+    from ..incremental.cache import ToolCache
     from ..pipeline import compile_sources
 
     console = Console(quiet=args.quiet, verbose=args.verbose)

@@ -13,12 +13,11 @@ wrong one is a usage error naming its key: a typo must not silently change what 
 from __future__ import annotations
 
 import keyword
-import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._support.user_files import read_toml
 from ..errors import UsageError
 from ..render.catalog import CATALOG_FORMATS
 from ..render.targets import TARGET_NAMES
@@ -78,18 +77,6 @@ def find_config(start: Path | None = None) -> ProjectConfig | None:
             if config is not None:
                 return config
     return None
-
-
-def read_toml(path: Path, display: str | None = None) -> dict[str, Any]:
-    """A TOML file's document; an unreadable or invalid file is a `UsageError` naming it."""
-    shown = path if display is None else display
-    try:
-        with path.open("rb") as stream:
-            return tomllib.load(stream)
-    except OSError as exc:
-        raise UsageError(f"{shown}: cannot read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{shown}: invalid TOML: {exc}") from None
 
 
 def load_config(path: Path) -> ProjectConfig | None:
@@ -160,15 +147,6 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     )
 
 
-def check_sandbox(name: str, where: Path | None = None) -> str:
-    from ..codemode.sandbox import MODES
-
-    if name not in MODES:
-        known = ", ".join(repr(mode) for mode in MODES)
-        raise UsageError(f"{_where(where, 'sandbox')}unknown sandbox {name!r} (known: {known})")
-    return name
-
-
 def parse_languages(
     names: list[str] | tuple[str, ...], where: Path | None = None
 ) -> tuple[str, ...]:
@@ -196,7 +174,7 @@ def check_module(name: str, where: Path | None = None) -> str:
 
 
 def check_format(name: str, where: Path | None = None, key: str = "input_format") -> str:
-    from ..formats import INPUT_FORMATS
+    from ..load.formats import INPUT_FORMATS
 
     known = ("auto", *INPUT_FORMATS)
     if name not in known:
@@ -218,19 +196,6 @@ def parse_catalogs(
                 f"{_where(where, 'catalogs')}unknown catalog format {name!r} (known: {known})"
             )
     return tuple(fmt for fmt in CATALOG_FORMATS if fmt in names)
-
-
-def display_path(path: Path) -> str:
-    """How a path is shown and passed on: relative to the current directory when it is
-    inside it (so diagnostics read like the user's own paths), else absolute."""
-    absolute = path if path.is_absolute() else Path.cwd() / path
-    try:
-        relative = os.path.relpath(absolute)
-    except ValueError:  # another drive on Windows
-        return absolute.as_posix()
-    if relative == ".." or relative.startswith(".." + os.sep):
-        return Path(os.path.normpath(absolute)).as_posix()
-    return Path(relative).as_posix()
 
 
 def _where(path: Path | None, key: str) -> str:

@@ -705,7 +705,8 @@ def run_diff(args: argparse.Namespace) -> int:
         if len(sources) != 2:
             raise UsageError("diff: expected two sources, OLD and NEW (or --git REV [SOURCES...])")
     elif not sources:
-        from .config import display_path, find_config
+        from .._support.user_files import display_path
+        from .config import find_config
 
         config = find_config()
         if config is None or config.sources is None:
@@ -749,7 +750,7 @@ def run_diff(args: argparse.Namespace) -> int:
     console.progress.clear()
     text = RENDERERS[args.diff_format](result)
     if args.output:
-        from ..write import write_text
+        from .._support.atomic_write import write_text
 
         write_text(args.output, text)
     else:

@@ -3,7 +3,7 @@
 A reviewer wants "what did this branch change in our tools" without checking anything out.
 The same sources are read from the revision (`git ls-tree` to list them, one
 `git cat-file --batch` to read every blob) and go through the same decoding and the same
-pipeline as files on disk. Directory sources follow the working-tree rules of `load.py`:
+pipeline as files on disk. Directory sources follow the working-tree rules of `load/sources.py`:
 every `.json`, `.jsonl`, `.yaml` and `.yml` file below, hidden ones skipped, in sorted
 relative-path order. Diagnostics name their source `REV:path`, so a problem in the old
 version is never mistaken for one in the working tree. A source that did not exist at the
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..errors import Diagnostic, UsageError
-from ..load import SUFFIXES, Document, decode_document, tools_from
+from ..load.sources import SUFFIXES, Document, decode_document, tools_from
 from ..pipeline import Compiled, compile_definitions
 
 

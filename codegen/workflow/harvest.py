@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
+from .._support.user_files import display_path
 from ..errors import CodegenError, UsageError
-from .config import display_path
 from .progress import Console
 
 DEFAULT_TIMEOUT = 30.0
@@ -428,8 +428,8 @@ def _has_fileno(stream: TextIO) -> bool:
 
 def run_harvest(args: argparse.Namespace) -> int:
     """The `harvest` command."""
+    from .._support.atomic_write import write_text
     from ..pipeline import compile_value
-    from ..write import write_text
 
     console = Console(quiet=args.quiet, verbose=args.verbose)
     timeout = parse_timeout(args.timeout)

@@ -1,0 +1,337 @@
+"""Documentation keywords of a schema node, collected into an `ir.Docs`.
+
+None of these keywords changes a type; renderers surface the ones a caller needs (default,
+range, length, format, pattern, deprecated) next to the field.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..ir import EMPTY_DOCS, Docs
+
+CONSTRAINTS = (
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+    "contentMediaType",
+    "contentEncoding",
+)
+"""Constraint keywords kept for documentation, in the order renderers show them."""
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+"""One encoder for every call: `json.dumps` with options builds a new one each time."""
+
+
+def json_text(value: Any) -> str:
+    """Compact, exact JSON text of a value (non-ASCII kept, big integers exact)."""
+    return _ENCODER.encode(value)
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+_DOC_KEYS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "example",
+        "format",
+        "pattern",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "patternProperties",
+        "propertyNames",
+        *CONSTRAINTS,
+    }
+)
+
+
+_TEXT_FIELDS = (
+    ("description", "description"),
+    ("title", "title"),
+    ("format", "format"),
+    ("pattern", "pattern"),
+)
+_FLAGS = (("deprecated", "deprecated"), ("readOnly", "read_only"), ("writeOnly", "write_only"))
+_TEXT_KEYS = frozenset(keyword for keyword, _ in _TEXT_FIELDS)
+_CONSTRAINT_KEYS = frozenset(CONSTRAINTS)
+_FLAG_KEYS = frozenset(keyword for keyword, _ in _FLAGS)
+"""The groups of `_DOC_KEYS` that `extract_docs` reads only when a node holds one."""
+
+
+def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
+    """The documentation of one schema node (a dict; anything else has none). Only the
+    keywords present are read: this runs for every node of every schema, so each group of
+    keywords is looked at only when the node holds one of them. The constraints of a
+    union's arms (`{"type": ["integer", "null"], "minimum": 2}` normalizes to one) are the
+    node's too: see `_lift_arms`."""
+    if not isinstance(node, dict):
+        return Docs(notes=notes) if notes else EMPTY_DOCS
+    if "items" in node:
+        item_notes = _item_notes(node)
+        notes = (*notes, *item_notes) if item_notes else notes
+    if "anyOf" in node or "oneOf" in node:
+        arms = _documented_arms(node)
+        if arms:
+            described = _arm_descriptions(node, arms)
+            node, arm_notes = _lift_arms(node, arms)
+            notes = (*notes, *described, *arm_notes)
+    present = _DOC_KEYS.intersection(node)
+    if not present:
+        return Docs(notes=notes) if notes else EMPTY_DOCS
+    fields: dict[str, Any] = {}
+    if not _TEXT_KEYS.isdisjoint(present):
+        for keyword, name in _TEXT_FIELDS:
+            if keyword in present:
+                text = _string(node[keyword])
+                if text is not None:
+                    fields[name] = text
+    if "default" in present:
+        fields["default"] = json_text(node["default"])
+    if "examples" in present and isinstance(node["examples"], list) and node["examples"]:
+        fields["examples"] = tuple(json_text(v) for v in node["examples"])
+    elif "example" in present:
+        fields["examples"] = (json_text(node["example"]),)
+    if not _CONSTRAINT_KEYS.isdisjoint(present):
+        constraints = tuple(
+            (k, json_text(node[k])) for k in CONSTRAINTS if k in present and _is_bound(k, node[k])
+        )
+        if constraints:
+            fields["constraints"] = constraints
+    if not _FLAG_KEYS.isdisjoint(present):
+        for keyword, name in _FLAGS:
+            if keyword in present and node[keyword] is True:
+                fields[name] = True
+    if "patternProperties" in present or "propertyNames" in present:
+        notes = (*notes, *_key_notes(node))
+    if notes:
+        fields["notes"] = notes
+    return Docs(**fields) if fields else EMPTY_DOCS
+
+
+def _documented_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """`_dict_arms`, when one of them says something the union's documentation shows; empty
+    otherwise, found without building the list (a nullable's arms are bare `{"type": ...}`s,
+    and most unions are nullables)."""
+    for keyword in ("anyOf", "oneOf"):
+        arms = node.get(keyword)
+        if isinstance(arms, list):
+            for arm in arms:
+                if isinstance(arm, dict) and not _ARM_DOC_KEYS.isdisjoint(arm):
+                    return _dict_arms(node)
+    return []
+
+
+def _dict_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dict arms of a node's `anyOf` and `oneOf`, in that order."""
+    return [
+        arm
+        for keyword in ("anyOf", "oneOf")
+        if isinstance(node.get(keyword), list)
+        for arm in node[keyword]
+        if isinstance(arm, dict)
+    ]
+
+
+def _item_notes(node: dict[str, Any]) -> tuple[str, ...]:
+    """The description and note-level keywords of an array's items, which have no place of
+    their own where the item type is spelled inline (`list[str]`): notes beside the field
+    (a named object type does not carry the description of the place it is used in
+    either)."""
+    items = node.get("items")
+    if not isinstance(items, dict):
+        return ()
+    found: list[str] = []
+    if _described_inline(items, node.get("description")):
+        found.append(f"items: {items['description']}")
+    if "properties" not in items and "$ref" not in items and not _ARM_KEY_SET.isdisjoint(items):
+        # An item type spelled inline (`list[str]`) has no place for its own notes either.
+        shown = [keyword_note(k, items[k]) for k in _ARM_KEYS if k in items]
+        if any(shown):
+            found.append("items: " + "; ".join(text for text in shown if text))
+    return tuple(found)
+
+
+def _arm_descriptions(node: dict[str, Any], arms: list[dict[str, Any]]) -> list[str]:
+    """The descriptions of a union's arms, which have no place of their own where the union
+    is spelled inline (`str | int`): notes beside the field, labelled by the arm's type when
+    no other arm has it, else by its position."""
+    own = node.get("description")
+    found: list[str] = []
+    kinds = [arm.get("type") for arm in arms]
+    for index, arm in enumerate(arms):
+        if _described_inline(arm, own):
+            kind = arm.get("type")
+            label = kind if isinstance(kind, str) and kinds.count(kind) == 1 else None
+            found.append(f"{label or f'arm {index + 1}'}: {arm['description']}")
+    return found
+
+
+def _described_inline(part: dict[str, Any], own: Any) -> bool:
+    text = part.get("description")
+    return isinstance(text, str) and bool(text.strip()) and text != own
+
+
+_ARM_KEYS = ("format", "pattern", *CONSTRAINTS)
+"""Keywords of a union arm that the union's own documentation shows."""
+_ARM_KEY_SET = frozenset(_ARM_KEYS)
+_ARM_DOC_KEYS = frozenset({"description", *_ARM_KEYS})
+"""What a union arm must hold for the union's documentation to mention it: an arm without
+any (a nullable's `{"type": "null"}`) is skipped without reading it further."""
+_ARM_FAMILIES = {
+    "string": frozenset(
+        {"format", "pattern", "minLength", "maxLength", "contentMediaType", "contentEncoding"}
+    ),
+    "number": frozenset(
+        {"format", "minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf"}
+    ),
+    "array": frozenset({"minItems", "maxItems", "uniqueItems", "minContains", "maxContains"}),
+    "object": frozenset({"minProperties", "maxProperties"}),
+    "boolean": frozenset(),
+    "null": frozenset(),
+}
+_ARM_FAMILIES["integer"] = _ARM_FAMILIES["number"]
+
+
+def _applies(keyword: str, arm: dict[str, Any]) -> bool:
+    """Whether `keyword` could constrain the values `arm` admits: not for an arm of another
+    type, nor for a literal."""
+    if "const" in arm or isinstance(arm.get("enum"), list):
+        return False
+    kind = arm.get("type")
+    family = _ARM_FAMILIES.get(kind) if isinstance(kind, str) else None
+    return family is None or keyword in family
+
+
+def _lift_arms(
+    node: dict[str, Any], arms: list[dict[str, Any]]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A union node with its arms' note-level keywords (format, pattern, bounds) lifted.
+    A keyword the node lacks, that every arm it applies to carries with one value, becomes
+    the node's own (`["integer", "null"]` with a range documents like `integer` with it);
+    any other arm keyword becomes a note, prefixed by its arm's type when several arms
+    admit values. The node's own keywords and the arms' all hold, so both are shown.
+    `arms` are the node's dict arms (`_documented_arms`)."""
+    keys = set().union(*arms)
+    carried = [k for k in _ARM_KEYS if k in keys]
+    if not carried:
+        return node, ()
+    valued = [arm for arm in arms if arm.get("type") != "null" and arm.get("const", 0) is not None]
+    kinds = [arm.get("type") for arm in valued]
+    lifted = dict(node)
+    notes: list[str] = []
+    for keyword in carried:
+        values = [arm[keyword] for arm in arms if keyword in arm]
+        uniform = all(v == values[0] for v in values) and all(
+            keyword in arm for arm in arms if _applies(keyword, arm)
+        )
+        if keyword not in node and uniform:
+            lifted[keyword] = values[0]
+            continue
+        for index, arm in enumerate(arms):
+            if keyword not in arm or (keyword in node and arm[keyword] == node[keyword]):
+                continue
+            text = keyword_note(keyword, arm[keyword])
+            if text is None:
+                continue
+            if len(valued) > 1:
+                kind = arm.get("type")
+                label = kind if isinstance(kind, str) and kinds.count(kind) == 1 else None
+                text = f"{label or f'arm {index + 1}'}: {text}"
+            notes.append(text)
+    return lifted, tuple(dict.fromkeys(notes))
+
+
+_NOTE_SIGNS = {
+    "minimum": ">= {}",
+    "exclusiveMinimum": "> {}",
+    "maximum": "<= {}",
+    "exclusiveMaximum": "< {}",
+    "multipleOf": "multiple of {}",
+    "minLength": "length >= {}",
+    "maxLength": "length <= {}",
+    "minItems": "items >= {}",
+    "maxItems": "items <= {}",
+    "minContains": "matching items >= {}",
+    "maxContains": "matching items <= {}",
+    "minProperties": "keys >= {}",
+    "maxProperties": "keys <= {}",
+}
+
+
+def keyword_note(keyword: str, value: Any) -> str | None:
+    """One keyword as the text of a note, spelled like the notes renderers derive from
+    `Docs` (`>= 2`, `length <= 5`, `format: date`); None for a value it cannot show."""
+    if keyword in ("format", "pattern"):
+        return f"{keyword}: {value}" if _string(value) is not None else None
+    if keyword in ("contentMediaType", "contentEncoding"):
+        label = "media type" if keyword == "contentMediaType" else "encoding"
+        return f"{label}: {value}" if isinstance(value, str) else None
+    if keyword == "uniqueItems":
+        return "unique items" if value is True else None
+    if keyword in _NOTE_SIGNS:
+        return _NOTE_SIGNS[keyword].format(json_text(value)) if _is_bound(keyword, value) else None
+    if keyword == "discriminator" and isinstance(value, dict):
+        name = value.get("propertyName")
+        return f"discriminated by {json_text(name)}" if isinstance(name, str) else None
+    text = json_text(value)
+    return f"{keyword}: {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _key_notes(node: dict[str, Any]) -> tuple[str, ...]:
+    """What `patternProperties` and `propertyNames` say about the keys of an object."""
+    notes = []
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, dict) and patterns:
+        notes.append("other keys match " + " or ".join(map(json_text, patterns)))
+    names = node.get("propertyNames")
+    if isinstance(names, dict) and isinstance(names.get("pattern"), str):
+        notes.append(f"keys match {json_text(names['pattern'])}")
+    return tuple(notes)
+
+
+def _is_bound(keyword: str, value: Any) -> bool:
+    if keyword == "uniqueItems":
+        return value is True
+    if keyword in ("contentMediaType", "contentEncoding"):
+        return isinstance(value, str)
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def merge_docs(outer: Docs, inner: Docs) -> Docs:
+    """Docs of a reference site over the docs of its target: the site's keywords win."""
+    if inner.is_empty():
+        return outer
+    if outer.is_empty():
+        return inner
+    return Docs(
+        description=outer.description or inner.description,
+        title=outer.title or inner.title,
+        default=outer.default if outer.default is not None else inner.default,
+        examples=outer.examples or inner.examples,
+        format=outer.format or inner.format,
+        pattern=outer.pattern or inner.pattern,
+        constraints=outer.constraints or inner.constraints,
+        deprecated=outer.deprecated or inner.deprecated,
+        read_only=outer.read_only or inner.read_only,
+        write_only=outer.write_only or inner.write_only,
+        notes=tuple(dict.fromkeys(outer.notes + inner.notes)),
+    )

@@ -1,0 +1,44 @@
+"""The run_code runtimes: one fresh worker process per run, whatever the language.
+
+`by_language` picks a language's runtime (`runtime_for`, `create_runtime`, `RUNTIMES`);
+`python` and `typescript` are the runtimes, `python_worker.py` and `typescript_worker.js`
+the programs their workers run, `node_probe` finds Node and its type stripper. They share
+`worker_host` (the host side: a worker per run, the spare, reaping), `conversation` (one
+run's messages and limits), `protocol` (limits and strict message decoding) and
+`worker_pool` (starting workers in their sandbox, killing their trees). How a worker is
+contained is `codegen.codemode.sandbox`'s job.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..._support.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from ..run_limits import RuntimeLimits
+    from .by_language import RUNTIMES, RuntimeUnavailableError, create_runtime, runtime_for
+    from .python import PythonRuntime
+    from .typescript import TypeScriptRuntime
+
+_LOCATIONS = {
+    "PythonRuntime": "python",
+    "RUNTIMES": "by_language",
+    "RuntimeLimits": ".run_limits",
+    "RuntimeUnavailableError": "by_language",
+    "TypeScriptRuntime": "typescript",
+    "create_runtime": "by_language",
+    "runtime_for": "by_language",
+}
+
+__all__ = [
+    "RUNTIMES",
+    "PythonRuntime",
+    "RuntimeLimits",
+    "RuntimeUnavailableError",
+    "TypeScriptRuntime",
+    "create_runtime",
+    "runtime_for",
+]
+
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _LOCATIONS, __all__)

@@ -1,0 +1,202 @@
+"""`TypeScriptRuntime`: run_code programs in TypeScript, one fresh Node process per run.
+
+The worker (`typescript_worker.js`, a script Node runs; in a sandbox it is bound read-only
+at its own path) strips the program's types (see `node_probe.py`), runs it as the body of an
+async function with `tools` and `ToolCallError`, and talks to the host over the same pipes
+and protocol as the Python worker; everything on the host side (limits, pending calls,
+cancellation, the sandbox, the spare, reaping) is shared (`worker_host.py`, `conversation.py`).
+
+Node cannot set its own rlimits, so the host sets them on the worker's process tree
+(`prlimit`) once it is ready and before its program is sent: CPU seconds (counted from
+there: loading the type stripper ahead of the run costs the program nothing), address
+space (`memory_bytes` more than the worker holds when it is ready), no core files, and in
+a sandbox the process and file-size limits. Node's permission
+model refuses child processes, worker threads and native addons (a seat belt, like the
+Python worker's refusals; the sandbox is the boundary). Without a sandbox, a small
+launcher sets PR_SET_PDEATHSIG before it becomes Node, so the worker dies with its host.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import resource
+import signal as signals
+import sys
+from pathlib import Path
+
+from ..run_limits import RuntimeLimits
+from ..sandbox.launchers import Launcher, children, image_launcher
+from .node_probe import NodeInstall, Stripper, check_stripper, probe_node
+from .protocol import FILE_BYTES
+from .worker_host import WorkerRuntime
+from .worker_pool import READ, WRITE, Started, start_worker
+
+DIE_WITH_HOST = """\
+import os, sys
+if sys.platform.startswith("linux"):
+    import ctypes
+    ctypes.CDLL(None).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+if os.getppid() != int(sys.argv[1]):
+    os._exit(0)  # the host died before the line above
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+"""Without a sandbox: the worker's launcher, `python -I -S -c <this> HOST_PID NODE ARGS...`;
+the death signal survives `execv`."""
+
+OUT_OF_MEMORY = re.compile(r"heap out of memory|process out of memory|Fatal process OOM")
+"""What V8 writes to stderr before it aborts for want of memory."""
+
+WORKER = os.path.realpath(Path(__file__).resolve().parent / "typescript_worker.js")
+"""The worker script. A file, not `node -e`: that would make `require` and every built-in
+module a global of the program."""
+
+
+def worker_environment() -> dict[str, str]:
+    """A minimal environment: no secrets of the host process leak into programs, and no
+    `NODE_OPTIONS` of the host's changes how the worker runs."""
+    return {"PATH": os.defpath, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+
+
+class TypeScriptRuntime(WorkerRuntime):
+    """Runs each TypeScript program in a fresh Node worker, contained by the `sandbox`
+    setting. `node` is the binary (default: `node` on PATH). `stripper` says how types are
+    stripped: "auto" (Node's own where it has it, else the `typescript` package), "node" or
+    "typescript" (its `transpileModule`, which also compiles enums and namespaces).
+    `typescript` is the package's directory (default: the Node installation's global
+    package; never the working directory's)."""
+
+    language = "typescript"
+
+    def __init__(
+        self,
+        limits: RuntimeLimits | None = None,
+        node: str | None = None,
+        typescript: str | None = None,
+        stripper: str = "auto",
+        sandbox: str = "auto",
+        spare: bool = True,
+    ) -> None:
+        super().__init__(limits, sandbox, spare)
+        self.node = node
+        self.typescript = typescript
+        self.stripper: Stripper = check_stripper(stripper)
+        self.install: NodeInstall | None = None
+        """The Node in use, once the first run has probed it."""
+
+    def _make_launcher(self) -> Launcher:
+        install = probe_node(self.node, self.typescript, self.stripper)
+        chosen = image_launcher(self.sandbox, install.image(WORKER))
+        self.install = install
+        if not chosen.sandboxed:  # started through DIE_WITH_HOST, a Python program
+            return Launcher("none", sys.executable, (), ())
+        return chosen
+
+    async def _start(self, chosen: Launcher) -> Started:
+        install = self.install
+        assert install is not None, "the launcher is made first"
+        arguments = [
+            *install.flags(self.limits.memory_bytes),
+            WORKER,
+            READ,
+            WRITE,
+            install.stripper,
+        ]
+        if not chosen.sandboxed:
+            host = ["-I", "-S", "-c", DIE_WITH_HOST, str(os.getpid()), install.executable]
+            arguments = [*host, *arguments]
+        started = await start_worker(chosen, arguments, worker_environment(), self.limits)
+        try:
+            limit_tree(started.process.pid, self.limits, chosen.sandboxed, chosen.run_as)
+        except OSError as error:
+            started.dispose()
+            raise OSError(f"the worker's limits could not be set: {error}") from None
+        return started
+
+    def explain_exit(self, code: int, stderr: str) -> tuple[str, str] | None:
+        if code in (-signals.SIGABRT, -signals.SIGTRAP) and OUT_OF_MEMORY.search(stderr):
+            heap = self.limits.memory_bytes * 3 // 4 // (1024 * 1024)
+            return (
+                "exception",
+                f"the program ran out of memory (its JavaScript heap is limited to {heap} MB)",
+            )
+        return None
+
+
+def limit_tree(
+    root: int, limits: RuntimeLimits, sandboxed: bool, run_as: tuple[int, int] | None = None
+) -> None:
+    """Set the run's rlimits on `root` and its descendants (the sandbox's processes and the
+    worker). CPU seconds and address space count from now: each process may use
+    `cpu_seconds` more than it has used to start, and map `memory_bytes` more than it holds
+    (Node reserves 0.7 to 10 GB of address space it does not use, depending on its version
+    and whether WebAssembly is loaded). A root host whose sandbox runs as `run_as` and that
+    lacks CAP_SYS_RESOURCE (as in many containers) sets them as that uid."""
+    if not hasattr(resource, "prlimit"):
+        return  # not Linux: only the V8 heap limit and the wall clock apply
+    settings = [(resource.RLIMIT_CORE, 0)]
+    if sandboxed:  # inside its user namespace RLIMIT_NPROC counts the sandbox's processes
+        settings += [
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_FSIZE, FILE_BYTES),
+        ]
+    plan: list[tuple[int, list[tuple[int, int, int]]]] = []
+    pending = [root]
+    while pending:
+        pid = pending.pop()
+        used, mapped = _usage(pid)
+        cpu = limits.cpu_seconds + math.ceil(used)
+        address_space = mapped + limits.memory_bytes
+        each = [
+            (resource.RLIMIT_CPU, cpu, cpu + 1),
+            (resource.RLIMIT_AS, address_space, address_space),
+            *((which, value, value) for which, value in settings),
+        ]
+        try:
+            _apply(pid, each)
+        except PermissionError:
+            if run_as is None:
+                raise
+            plan.append((pid, each))
+        pending.extend(children(pid))
+    if plan:
+        _apply_as(run_as, plan)  # type: ignore[arg-type]
+
+
+def _apply(pid: int, settings: list[tuple[int, int, int]]) -> None:
+    for which, soft, hard in settings:
+        resource.prlimit(pid, which, (soft, hard))
+
+
+def _apply_as(run_as: tuple[int, int], plan: list[tuple[int, list[tuple[int, int, int]]]]) -> None:
+    """`_apply` from a child that takes the sandbox's uid and gid: lowering a limit of a
+    process of one's own uid needs no capability."""
+    uid, gid = run_as
+    child = os.fork()
+    if child == 0:
+        status = 1
+        try:
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+            for pid, settings in plan:
+                _apply(pid, settings)
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(child, 0)
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        raise PermissionError(f"the limits could not be set as uid {uid}")
+
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _usage(pid: int) -> tuple[float, int]:
+    """The CPU seconds (user plus system) `pid` has used and the bytes of address space it
+    holds; `OSError` if it is gone."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    # fields from the third on: utime is the 14th, stime the 15th, vsize the 23rd
+    return (int(fields[11]) + int(fields[12])) / _TICKS, int(fields[20])

@@ -1,0 +1,353 @@
+"""Recognise the real-world tool formats by shape and turn each record into a `ToolDefinition`.
+
+Formats: our own / MCP (`inputSchema`), an MCP `tools/list` result, OpenAI Chat Completions
+(`{"type": "function", "function": {...}}`) and Responses (`{"type": "function", "name": ...}`)
+tools, Anthropic tools (`input_schema`), BFCL function docs (`parameters` or
+`input_schema` in the BFCL dialect, outputs under `response` or `output_schema`, or records
+with a `function` list; an `input_schema` that uses a `type` only BFCL spells, such as
+`dict` or `float`, anywhere, is detected as BFCL) and ToolUniverse tool configs (`parameter`,
+`return_schema`). Containers: one tool, a list, or an object
+with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored here;
+`namespaces` reads `server` and `serverInfo.name` for `--namespace`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import Diagnostic, join_pointer
+from .definitions import ToolDefinition
+from .envelope import check_envelope
+
+JSON_TYPES = ("string", "number", "integer", "boolean", "null", "array", "object")
+"""The types JSON Schema names."""
+
+BFCL_TYPES = {
+    "dict": "object",
+    "HashMap": "object",
+    "Map": "object",
+    "object": "object",
+    "float": "number",
+    "double": "number",
+    "Double": "number",
+    "Float": "number",
+    "long": "integer",
+    "Long": "integer",
+    "int": "integer",
+    "Integer": "integer",
+    "short": "integer",
+    "byte": "integer",
+    "String": "string",
+    "str": "string",
+    "char": "string",
+    "Character": "string",
+    "Boolean": "boolean",
+    "bool": "boolean",
+    "tuple": "array",
+    "list": "array",
+    "Array": "array",
+    "ArrayList": "array",
+    "List": "array",
+    "Set": "array",
+}
+"""BFCL and Java type names and the JSON-Schema type each stands for; `any` and `""` mean
+any value and are removed."""
+
+INPUT_FORMATS = ("mcp", "openai", "anthropic", "bfcl", "tooluniverse")
+"""Input formats a source may be read as (`--format`); `auto` (the default) detects each
+record's format."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where one format keeps each field of a tool, as paths inside the record."""
+
+    format: str
+    name: tuple[str, ...]
+    description: tuple[str, ...]
+    input_schema: tuple[str, ...]
+    output_schema: tuple[str, ...] | None = None
+    title: tuple[str, ...] | None = None
+    annotations: tuple[str, ...] | None = None
+    fields: tuple[tuple[str, tuple[str, ...] | None, str], ...] = field(
+        init=False, repr=False, compare=False
+    )
+    """(field, path, the path as a pointer suffix) for every field, worked out once per
+    layout rather than once per record."""
+
+    def __post_init__(self) -> None:
+        fields = tuple(
+            (name, path, join_pointer("", *path) if path is not None else "")
+            for name, path in (
+                ("name", self.name),
+                ("description", self.description),
+                ("input_schema", self.input_schema),
+                ("output_schema", self.output_schema),
+                ("title", self.title),
+                ("annotations", self.annotations),
+            )
+        )
+        object.__setattr__(self, "fields", fields)
+
+
+_MCP = _Layout(
+    "mcp",
+    ("name",),
+    ("description",),
+    ("inputSchema",),
+    ("outputSchema",),
+    ("title",),
+    ("annotations",),
+)
+_OPENAI_CHAT = _Layout(
+    "openai", ("function", "name"), ("function", "description"), ("function", "parameters")
+)
+_OPENAI_RESPONSES = _Layout("openai", ("name",), ("description",), ("parameters",))
+_ANTHROPIC = _Layout("anthropic", ("name",), ("description",), ("input_schema",))
+_BFCL = _Layout("bfcl", ("name",), ("description",), ("parameters",), ("response",))
+_BFCL_INPUT_KEYS = ("parameters", "input_schema")
+_BFCL_OUTPUT_KEYS = ("response", "output_schema")
+"""BFCL function docs keep their schemas under either key (its multi-turn docs use the
+`input_schema` spelling); the first present wins, both present is an error."""
+_TOOLUNIVERSE = _Layout(
+    "tooluniverse", ("name",), ("description",), ("parameter",), ("return_schema",)
+)
+
+_MCP_TOOL_KEYS = frozenset(
+    ("name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons")
+)
+"""The keys of an MCP `Tool`. A record with a name but no schema is read as an MCP tool
+without input only when it has nothing else: `package.json` has a `name` too."""
+
+
+def _classify(record: Any) -> _Layout | str | None:
+    """The layout of a tool record, `"bfcl-record"` for a BFCL test record, `"server-tool"`
+    for a provider built-in without a schema, or None when it is not a tool at all."""
+    if not isinstance(record, dict):
+        return None
+    kind = record.get("type")
+    if kind == "function" and isinstance(record.get("function"), dict):
+        return _OPENAI_CHAT
+    if kind == "function" and "name" in record:
+        return _OPENAI_RESPONSES
+    if "inputSchema" in record:
+        return _MCP
+    if "input_schema" in record:
+        return _bfcl_layout(record) if _is_bfcl_schema(record["input_schema"]) else _ANTHROPIC
+    if isinstance(record.get("function"), list):
+        return "bfcl-record"
+    if "parameters" in record and "name" in record:
+        return _BFCL
+    if isinstance(record.get("parameter"), dict) and "name" in record:
+        return _TOOLUNIVERSE
+    if isinstance(kind, str) and kind not in ("function", "custom") and "name" in record:
+        return "server-tool"
+    if "name" in record and record.keys() <= _MCP_TOOL_KEYS:
+        return _MCP
+    return None
+
+
+_BFCL_ONLY_TYPES = frozenset((*BFCL_TYPES, "any", "Any", "Object")) - frozenset(JSON_TYPES)
+_VALUE_KEYWORDS = frozenset(("enum", "const", "default", "examples", "example"))
+"""Keywords whose values are data, not schemas: a `type` key inside them means nothing."""
+
+
+def _is_bfcl_schema(schema: Any) -> bool:
+    """A `type` only the BFCL dialect spells (`dict`, `float`, Java names, `any`) anywhere
+    in the schema. Such a schema is not valid JSON Schema, so reading it as BFCL changes
+    nothing an Anthropic tool could mean; JSON Schema's own names never mean BFCL."""
+    containers = (dict, list)  # a tuple: `isinstance` with `dict | list` is slower
+    pending = [schema] if isinstance(schema, containers) else []
+    seen: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            pending.extend(item for item in node if isinstance(item, containers))
+            continue
+        kinds = node.get("type")
+        if isinstance(kinds, str):
+            if kinds in _BFCL_ONLY_TYPES:
+                return True
+        elif isinstance(kinds, list):
+            for kind in kinds:
+                if isinstance(kind, str) and kind in _BFCL_ONLY_TYPES:
+                    return True
+        for key, value in node.items():
+            if isinstance(value, containers) and key not in _VALUE_KEYWORDS:
+                pending.append(value)
+    return False
+
+
+def _bfcl_layout(record: dict[str, Any]) -> _Layout:
+    """The BFCL layout with the input and output keys this record uses."""
+    inputs = next((k for k in _BFCL_INPUT_KEYS if k in record), _BFCL_INPUT_KEYS[0])
+    outputs = next((k for k in _BFCL_OUTPUT_KEYS if k in record), _BFCL_OUTPUT_KEYS[0])
+    return _BFCL_LAYOUTS[inputs, outputs]
+
+
+_BFCL_LAYOUTS = {
+    (inputs, outputs): _Layout("bfcl", ("name",), ("description",), (inputs,), (outputs,))
+    for inputs in _BFCL_INPUT_KEYS
+    for outputs in _BFCL_OUTPUT_KEYS
+}
+_BFCL_LAYOUTS[_BFCL_INPUT_KEYS[0], _BFCL_OUTPUT_KEYS[0]] = _BFCL
+"""Every BFCL layout, made once: a record picks its own by the keys it uses."""
+
+
+def _forced(fmt: str, record: Any) -> _Layout | str | None:
+    """The layout when `--format` names one: only that format's shapes are accepted."""
+    detected = _classify(record)
+    if isinstance(detected, _Layout):
+        if detected.format == fmt:
+            return detected
+    elif fmt == "bfcl" and detected == "bfcl-record":
+        return detected
+    if fmt == "bfcl" and isinstance(record, dict) and "name" in record:
+        return _bfcl_layout(record)
+    if fmt == "mcp" and isinstance(record, dict) and "name" in record:
+        return _MCP
+    if fmt == "openai" and isinstance(record, dict) and "parameters" in record:
+        return _OPENAI_RESPONSES
+    return None
+
+
+def _records(document: Any) -> Iterator[tuple[Any, str]]:
+    """Records of a container: a list, an object with a `tools` list, or one record."""
+    if isinstance(document, list):
+        for index, item in enumerate(document):
+            yield item, f"/{index}"  # `join_pointer("", index)`: an index needs no escaping
+    elif isinstance(document, dict) and isinstance(document.get("tools"), list):
+        for index, item in enumerate(document["tools"]):
+            yield item, f"/tools/{index}"
+    else:
+        yield document, ""
+
+
+def extract_tools(
+    document: Any, source: str, fmt: str = "auto", decoded: bool = False
+) -> tuple[list[ToolDefinition], list[Diagnostic]]:
+    """All tools in one decoded document, and diagnostics for records that are not tools.
+    `decoded`: the document came from `json_text`, so its nesting is already bounded."""
+    tools: list[ToolDefinition] = []
+    diagnostics: list[Diagnostic] = []
+    pending = deque(_records(document))  # a BFCL record's functions go to the front
+    while pending:
+        record, pointer = pending.popleft()
+        layout = _classify(record) if fmt == "auto" else _forced(fmt, record)
+        if isinstance(layout, _Layout):  # the usual case first
+            tool, problems = _convert(record, layout, source, pointer, decoded)
+            if problems:
+                diagnostics.extend(problems)
+            if tool is not None:
+                tools.append(tool)
+            continue
+        if layout == "bfcl-record":
+            functions = record["function"]
+            pending.extendleft(
+                reversed([(item, f"{pointer}/function/{i}") for i, item in enumerate(functions)])
+            )
+            continue
+        if layout == "server-tool":
+            diagnostics.append(
+                Diagnostic(
+                    source,
+                    pointer,
+                    f"built-in tool of type {record['type']!r} has no schema; skipped",
+                    "warning",
+                )
+            )
+            continue
+        expected = (
+            f"a tool definition in any known format ({', '.join(INPUT_FORMATS)})"
+            if fmt == "auto"
+            else f"a tool in the {fmt!r} format"
+        )
+        diagnostics.append(Diagnostic(source, pointer, f"not {expected}: {_shape(record)}"))
+    return tools, diagnostics
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, dict):
+        keys = ", ".join(sorted(map(repr, value))[:6])
+        return f"an object with keys {keys}" if value else "an empty object"
+    names = {
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }
+    return names.get(type(value), "null")
+
+
+def _convert(
+    record: dict[str, Any], layout: _Layout, source: str, pointer: str, decoded: bool = False
+) -> tuple[ToolDefinition | None, list[Diagnostic]]:
+    fields: dict[str, tuple[bool, Any, str]] = {}
+    for field_name, path, suffix in layout.fields:
+        if path is None:
+            fields[field_name] = _ABSENT
+            continue
+        node: Any = record
+        for key in path:
+            if not isinstance(node, dict) or key not in node:
+                fields[field_name] = (False, None, pointer + suffix)
+                break
+            node = node[key]
+        else:
+            fields[field_name] = (True, node, pointer + suffix)
+    problems = check_envelope(fields, source, pointer)
+    if layout.format == "bfcl":
+        problems.extend(_bfcl_conflicts(record, source, pointer))
+    if problems and any(p.is_error for p in problems):
+        return None, problems
+    has_input, input_schema, input_pointer = fields["input_schema"]
+    if not has_input:
+        input_schema = {"type": "object", "properties": {}}
+        if layout.format == "mcp":
+            problems.append(
+                Diagnostic(
+                    source, pointer, "no inputSchema; the tool takes an empty object", "warning"
+                )
+            )
+    has_output, output_schema, output_pointer = fields["output_schema"]
+    return ToolDefinition(
+        name=fields["name"][1],
+        description=fields["description"][1],
+        input_schema=input_schema,
+        output_schema=output_schema if has_output else None,
+        title=fields["title"][1],
+        annotations=fields["annotations"][1],
+        source=source,
+        pointer=pointer,
+        input_pointer=input_pointer,
+        output_pointer=output_pointer,
+        format=layout.format,
+        dialect="bfcl" if layout.format == "bfcl" else "json-schema",
+        decoded=decoded,
+    ), problems
+
+
+_ABSENT = (False, None, "")
+"""A field the layout has no place for."""
+
+
+def _bfcl_conflicts(record: dict[str, Any], source: str, pointer: str) -> list[Diagnostic]:
+    """An error for each BFCL field given under both of its keys: neither can win silently."""
+    problems = []
+    for keys in (_BFCL_INPUT_KEYS, _BFCL_OUTPUT_KEYS):
+        if keys[0] in record and keys[1] in record:
+            problems.append(
+                Diagnostic(
+                    source,
+                    join_pointer(pointer, keys[1]),
+                    f"both {keys[0]!r} and {keys[1]!r} given; keep one",
+                )
+            )
+    return problems

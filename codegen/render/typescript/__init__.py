@@ -1,0 +1,1 @@
+"""The build-time TypeScript declarations (`sdk`)."""
