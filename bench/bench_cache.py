@@ -13,8 +13,8 @@ declarations, median of `--rounds`:
 - in memory: one `ToolCache` kept across rounds; each round changes one tool's description
   (a different tool each time) and renders again;
 - on disk: a fresh process per round that opens the cache directory a previous run wrote,
-  changes one tool, renders both SDKs as `codegen sdk --cache` does (`incremental.
-  render_cached`: unchanged tools come back as text, their IR is never loaded) and saves;
+  changes one tool, renders both SDKs as `codegen sdk --cache` does (`Engine.render`
+  through the cache: unchanged tools come back as text, their IR is never loaded) and saves;
   timed inside the process from opening the cache to the saved file, against the same work
   without a cache in a fresh process.
 
@@ -38,9 +38,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from catalogs import large_catalogs  # noqa: E402
 
+from codegen.engine import compile_definitions  # noqa: E402
 from codegen.incremental.cache import ToolCache  # noqa: E402
 from codegen.load.definitions import ToolDefinition  # noqa: E402
-from codegen.pipeline import compile_definitions  # noqa: E402
 from codegen.render.python.sdk import render_python_sdk  # noqa: E402
 from codegen.render.typescript.sdk import render_typescript_sdk  # noqa: E402
 
@@ -50,7 +50,7 @@ sys.path.insert(0, {bench!r})
 from dataclasses import replace
 from catalogs import large_catalogs
 from codegen.incremental.cache import ToolCache
-from codegen.pipeline import compile_definitions
+from codegen.engine import compile_definitions
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 tools = [t for c in large_catalogs() for t in c.tools]
@@ -58,12 +58,12 @@ changed = {changed}
 tools[changed] = replace(tools[changed], description=f"changed in round {{changed}}")
 from codegen._support.gc_pause import paused_gc
 from codegen._support.run_memos import run_memos
-from codegen.incremental.assembly import render_cached
+from codegen.engine import Engine
 with paused_gc(), run_memos():  # as the CLI runs
     start = time.perf_counter()
     if {directory!r}:
         cache = ToolCache({directory!r})
-        rendered = render_cached(tools, (), cache, ["python", "typescript"])
+        rendered = Engine(cache).render(tools, (), ["python", "typescript"])
         assert rendered.texts is not None
         cache.save()
     else:

@@ -38,7 +38,7 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {tests!r})
 import hostile
-from codegen.pipeline import compile_value
+from codegen.engine import compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 

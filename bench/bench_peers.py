@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from catalogs import Catalog, corpus_catalogs, large_catalogs  # noqa: E402
 
-from codegen.pipeline import compile_definitions  # noqa: E402
+from codegen.engine import compile_definitions  # noqa: E402
 from codegen.render.python.sdk import render_python_sdk  # noqa: E402
 from codegen.render.typescript.sdk import render_typescript_sdk  # noqa: E402
 

@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 
+from codegen.engine import compile_definitions  # noqa: E402
 from codegen.load.sources import load_sources  # noqa: E402
-from codegen.pipeline import compile_definitions  # noqa: E402
 from codegen.render.python.sdk import render_python_sdk  # noqa: E402
 from codegen.validate.meta_schema import compiled_check  # noqa: E402
 from conftest import CORPUS_FILES  # noqa: E402

@@ -28,7 +28,7 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {bench!r})
 from catalogs import large_catalogs
-from codegen.pipeline import compile_definitions
+from codegen.engine import compile_definitions
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 from codegen._support.gc_pause import paused_gc

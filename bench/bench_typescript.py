@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from common import build_without_validation  # noqa: E402
 
 from codegen import ir  # noqa: E402
+from codegen.engine import compile_definitions  # noqa: E402
 from codegen.load.sources import load_sources  # noqa: E402
-from codegen.pipeline import compile_definitions  # noqa: E402
 from codegen.render.typescript.sdk import render_typescript_sdk  # noqa: E402
 from conftest import CORPUS_FILES  # noqa: E402
 

@@ -12,11 +12,12 @@ from ._support.lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from .codemode.languages import render_sdk_section
     from .codemode.transport import run_code_tool
+    from .engine import compile_definitions, compile_sources, compile_value
     from .errors import CodegenError, Diagnostic, InvalidInputError, UsageError
     from .ir import Catalog
     from .load.definitions import ToolDefinition
     from .load.sources import load_sources
-    from .pipeline import Compiled, compile_definitions, compile_sources, compile_value
+    from .pipeline import Compiled
     from .render.catalog import render_catalog
     from .render.python.sdk import render_python_sdk
     from .render.typescript.sdk import render_typescript_sdk
@@ -30,9 +31,9 @@ _LOCATIONS = {
     "InvalidInputError": "errors",
     "ToolDefinition": "load.definitions",
     "UsageError": "errors",
-    "compile_definitions": "pipeline",
-    "compile_sources": "pipeline",
-    "compile_value": "pipeline",
+    "compile_definitions": "engine",
+    "compile_sources": "engine",
+    "compile_value": "engine",
     "json_schema_to_py": "schema_spelling",
     "json_schema_to_ts": "schema_spelling",
     "load_sources": "load.sources",

@@ -11,13 +11,10 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from .errors import CodegenError, Diagnostic, UsageError
 from .render.targets import TARGET_NAMES
-
-if TYPE_CHECKING:
-    from .load.sources import LoadResult
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -510,7 +507,7 @@ def _print_diagnostics(
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from .pipeline import compile_sources
+    from .engine import compile_sources
 
     compiled = compile_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
     _print_diagnostics(compiled.diagnostics, sys.stdout, errors_only=args.quiet)
@@ -525,7 +522,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _compile(args: argparse.Namespace) -> Any:
     """The catalog of the sources, or None after printing the errors (on stderr)."""
-    from .pipeline import compile_sources
+    from .engine import compile_sources
 
     compiled = compile_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
     _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=args.quiet)
@@ -543,48 +540,19 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def _sdk(args: argparse.Namespace) -> int:
-    """`sdk`: a catalog large enough to split is worked in shares across processes (and
-    assembled from each tool's text, as `--cache` does); a small one in one go."""
-    from .incremental.shares import share_count
+    """`sdk`: through the engine `--cache` and `--jobs` ask for (a large catalog is worked
+    in shares across processes, a small one in one go; the bytes are the same)."""
+    from .engine import Engine
     from .load.sources import load_sources
 
     loaded = load_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
-    if args.cache or share_count(len(loaded.tools), args.jobs) > 1:
-        return _sdk_assembled(args, loaded)
-    from .pipeline import compile_definitions
-
-    compiled = compile_definitions(loaded.tools, loaded.diagnostics)
-    _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=args.quiet)
-    if compiled.catalog is None:
-        return EXIT_INVALID
-    from .render.targets import target
-
-    _emit(target(args.lang).render(compiled.catalog, None), args.output)
-    return EXIT_OK
-
-
-def _sdk_assembled(args: argparse.Namespace, loaded: LoadResult) -> int:
-    """`sdk` from each tool's chunk of text: with `--cache DIR`, unchanged tools come from
-    the cache as finished text; the others are worked in shares."""
-    from .incremental import assembly
-
-    if args.cache:
-        from .incremental.cache import ToolCache
-
-        cache = ToolCache(args.cache)
-        rendered = assembly.render_cached(
-            loaded.tools, loaded.diagnostics, cache, [args.lang], args.jobs
-        )
-    else:
-        rendered = assembly.render_in_shares(
-            loaded.tools, loaded.diagnostics, [args.lang], args.jobs
-        )
+    engine = Engine.from_options(args.cache, args.jobs)
+    rendered = engine.render(loaded.tools, loaded.diagnostics, [args.lang])
     _print_diagnostics(rendered.diagnostics, sys.stderr, errors_only=args.quiet)
     if rendered.texts is None:
         return EXIT_INVALID
     _emit(rendered.texts[args.lang], args.output)
-    if args.cache:
-        cache.save_or_warn()
+    engine.save()
     return EXIT_OK
 
 

@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from codegen import ir
+from codegen.engine import compile_value
 from codegen.identifiers import is_method_name
-from codegen.pipeline import Compiled, compile_value
+from codegen.pipeline import Compiled
 from codegen.render.python.protocol import OVERLOAD_LIMIT
 from codegen.render.python.sdk import docs_lines, render_python_sdk
 from codegen.render.sections.python import function_name

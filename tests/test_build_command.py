@@ -18,7 +18,7 @@ import yaml
 
 from codegen.cli import main
 from codegen.codemode.languages import render_sdk_section
-from codegen.pipeline import compile_sources
+from codegen.engine import compile_sources
 from codegen.render.catalog import render_catalog
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk

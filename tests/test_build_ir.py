@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from codegen import ir
 from codegen.build.builder import build_type
 from codegen.build.merge import merge_schemas
+from codegen.engine import compile_sources, compile_value
 from codegen.identifiers import (
     NameAllocator,
     camel_case,
@@ -21,7 +22,6 @@ from codegen.identifiers import (
     reserved_type_names,
     type_base,
 )
-from codegen.pipeline import compile_sources, compile_value
 from conftest import GOLDEN_CASES, ROOT, SCHEMAS
 
 

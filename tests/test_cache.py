@@ -15,16 +15,16 @@ from typing import Any
 import pytest
 
 from codegen.cli import main
+from codegen.engine import Engine, compile_definitions
 from codegen.incremental import cache as cache_module
-from codegen.incremental.assembly import render_cached
 from codegen.incremental.cache import SHARDS, ToolCache
 from codegen.load.definitions import ToolDefinition
 from codegen.load.sources import load_sources, load_value
-from codegen.pipeline import Compiled, compile_definitions
+from codegen.pipeline import Compiled
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.sections.prompt import render_python_section, render_typescript_section
 from codegen.render.typescript.sdk import render_typescript_sdk
-from conftest import EVERY_FILE, SCHEMAS
+from conftest import SCHEMAS
 
 
 def rendered(compiled: Compiled, memo: ToolCache | None = None) -> tuple[str, ...]:
@@ -47,27 +47,6 @@ def obj(**properties: Any) -> dict[str, Any]:
     return {"type": "object", "properties": properties}
 
 
-@pytest.mark.parametrize(
-    "path",
-    EVERY_FILE,
-    ids=lambda p: p.stem,
-)
-def test_cached_equals_uncached_on_every_golden_case_and_corpus_file(path: Path) -> None:
-    loaded = load_sources([str(path)])
-    plain = compile_definitions(loaded.tools, loaded.diagnostics)
-    memo = ToolCache()
-    first = compile_definitions(loaded.tools, loaded.diagnostics, memo)
-    again = compile_definitions(loaded.tools, loaded.diagnostics, memo)
-    assert first.diagnostics == plain.diagnostics == again.diagnostics
-    if plain.catalog is None:
-        assert first.catalog is None and again.catalog is None
-        return
-    expected = rendered(plain)
-    assert rendered(first, memo) == expected
-    assert rendered(again, memo) == expected
-    assert memo.hits == len(loaded.tools)
-
-
 COLLIDING = [
     {"name": "read_file", "inputSchema": obj(options=obj(deep=obj(x={"type": "string"})))},
     {"name": "read-file", "inputSchema": obj(options=obj(flag={"type": "boolean"}))},
@@ -78,19 +57,6 @@ COLLIDING = [
 """Tools whose type names would collide without stems: `read_file` and `read-file` share the
 stem `ReadFile`, and `get`'s nested `args.user_args` once named `GetArgsUserArgs`, which is
 `get_args_user`'s root; the stem's separator now names it `Get_ArgsUserArgs`."""
-
-
-def test_colliding_names_are_numbered_as_the_uncached_build_numbers_them() -> None:
-    definitions = definitions_of(COLLIDING)
-    plain = compile_definitions(definitions)
-    expected = rendered(plain)
-    assert "class ReadFileArgs(" in expected[0] and "class ReadFile__" in expected[0]
-    assert "class Get_ArgsUserArgs(" in expected[0] and "class GetArgsUserArgs(" in expected[0]
-    memo = ToolCache()
-    for _ in range(3):  # cold, then warm twice
-        compiled = compile_definitions(definitions, cache=memo)
-        assert compiled.diagnostics == plain.diagnostics
-        assert rendered(compiled, memo) == expected
 
 
 def test_only_tools_whose_names_were_taken_are_built_again() -> None:
@@ -341,39 +307,7 @@ def test_in_memory_definitions_keep_their_identity_free_keys() -> None:
     assert memo.key(one) != memo.key(dataclasses.replace(one, source="other.json"))
 
 
-# --- SDK text without the IR (codegen.incremental.assembly) --------------------------------------
-
-
-@pytest.mark.parametrize(
-    "path",
-    EVERY_FILE,
-    ids=lambda p: p.stem,
-)
-def test_render_cached_equals_uncached(path: Path) -> None:
-    loaded = load_sources([str(path)])
-    plain = compile_definitions(loaded.tools, loaded.diagnostics)
-    memo = ToolCache()
-    for _ in range(2):  # cold, then from the cache
-        rendered = render_cached(loaded.tools, loaded.diagnostics, memo, ["python", "typescript"])
-        assert rendered.diagnostics == plain.diagnostics
-        if plain.catalog is None:
-            assert rendered.texts is None
-            continue
-        assert rendered.texts == {
-            "python": render_python_sdk(plain.catalog),
-            "typescript": render_typescript_sdk(plain.catalog),
-        }
-
-
-def test_render_cached_with_colliding_names_falls_back_to_the_same_bytes() -> None:
-    definitions = definitions_of(COLLIDING)
-    plain = compile_definitions(definitions)
-    assert plain.catalog is not None
-    memo = ToolCache()
-    for _ in range(2):
-        rendered = render_cached(definitions, (), memo, ["python"])
-        assert rendered.texts == {"python": render_python_sdk(plain.catalog)}
-        assert rendered.diagnostics == plain.diagnostics
+# --- SDK text without the IR (Engine.render through a cache) ------------------------------
 
 
 def test_a_warm_render_from_disk_loads_no_ir(tmp_path: Path) -> None:
@@ -385,12 +319,12 @@ def test_a_warm_render_from_disk_loads_no_ir(tmp_path: Path) -> None:
         for i in range(30)
     ]
     writer = ToolCache(tmp_path)
-    render_cached(definitions_of(tools), (), writer, ["python", "typescript"])
+    Engine(writer).render(definitions_of(tools), (), ["python", "typescript"])
     writer.save()
     tools[3] = {**tools[3], "description": "Changed."}
     changed = definitions_of(tools)
     reader = ToolCache(tmp_path)
-    rendered = render_cached(changed, (), reader, ["python", "typescript"])
+    rendered = Engine(reader).render(changed, (), ["python", "typescript"])
     expected = compile_definitions(changed)
     assert expected.catalog is not None
     assert rendered.texts == {
@@ -405,14 +339,14 @@ def test_a_warm_render_from_disk_loads_no_ir(tmp_path: Path) -> None:
 def test_saving_after_one_change_rewrites_one_shard(tmp_path: Path) -> None:
     tools = [{"name": f"tool_{i}", "inputSchema": obj(q={"type": "string"})} for i in range(60)]
     writer = ToolCache(tmp_path)
-    render_cached(definitions_of(tools), (), writer, ["python"])
+    Engine(writer).render(definitions_of(tools), (), ["python"])
     writer.save()
     # a write is a new file renamed over the old one: a rewritten shard has a new inode
     shards = {p.name: p.stat().st_ino for p in (tmp_path / SHARDS).iterdir()}
     assert len(shards) > 10
     tools[7] = {**tools[7], "description": "Changed."}
     changed = ToolCache(tmp_path)
-    render_cached(definitions_of(tools), (), changed, ["python"])
+    Engine(changed).render(definitions_of(tools), (), ["python"])
     assert changed.save() is True
     after = {p.name: p.stat().st_ino for p in (tmp_path / SHARDS).iterdir()}
     rewritten = [name for name in after if after[name] != shards.get(name)]

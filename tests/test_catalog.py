@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from codegen import ir
-from codegen.pipeline import compile_sources, compile_value
+from codegen.engine import compile_sources, compile_value
 from codegen.render.catalog import anchor, render_catalog
 from conftest import CORPUS, GOLDEN_CASES, ROOT, SCHEMAS
 

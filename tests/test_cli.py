@@ -114,12 +114,12 @@ def test_stdin_source() -> None:
 def test_internal_errors_exit_2_without_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import codegen.pipeline
+    import codegen.engine
 
     def explode(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(codegen.pipeline, "compile_sources", explode)
+    monkeypatch.setattr(codegen.engine, "compile_sources", explode)
     assert main(["validate", str(SCHEMAS / "empty.json")]) == 2
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: boom" in err and "report" in err

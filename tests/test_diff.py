@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from codegen.cli import main
-from codegen.pipeline import compile_value
+from codegen.engine import compile_value
 from codegen.workflow.diff import code_span, diff_catalogs, path_text
 from conftest import FIXTURES, ROOT
 
@@ -331,7 +331,7 @@ def test_every_pair_of_golden_schemas_compares_without_error() -> None:
     from dataclasses import replace
 
     from codegen import ir
-    from codegen.pipeline import compile_sources
+    from codegen.engine import compile_sources
     from codegen.workflow.diff import render_json, render_markdown
 
     catalogs = []

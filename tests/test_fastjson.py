@@ -163,7 +163,7 @@ def test_loading_every_catalog_gives_the_same_tools_and_diagnostics() -> None:
 
 
 def test_the_bundled_sdks_are_the_same_on_the_standard_library_path() -> None:
-    from codegen.pipeline import compile_sources
+    from codegen.engine import compile_sources
 
     fast = compile_sources([str(SCHEMAS)])
     with pytest.MonkeyPatch.context() as patch:

@@ -25,7 +25,7 @@ import pytest
 from test_python_sdk import check_structure
 
 from codegen import ir
-from codegen.pipeline import compile_value
+from codegen.engine import compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import FIXTURES

@@ -23,7 +23,7 @@ from codegen.codemode.languages import (
     sdk_renderer,
 )
 from codegen.codemode.transport import run_code_tool
-from codegen.pipeline import compile_sources
+from codegen.engine import compile_sources
 from codegen.render.sections.python import render_python_section_sdk as render_python_model_sdk
 from codegen.render.sections.typescript import render_typescript_section_sdk
 from conftest import EVERY_FILE, GOLDEN_CASES, ROOT, SCHEMAS

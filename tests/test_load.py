@@ -285,7 +285,7 @@ def test_bfcl_function_doc_keyed_input_schema(fmt: str) -> None:
 
 
 def test_bfcl_input_schema_doc_compiles_to_typed_arguments() -> None:
-    from codegen.pipeline import compile_value
+    from codegen.engine import compile_value
 
     compiled = compile_value([BMI], fmt="bfcl")
     assert compiled.catalog is not None and not compiled.diagnostics

@@ -15,7 +15,7 @@ import pytest
 import codegen
 from codegen._support.recursion_limit import RECURSION_LIMIT, deep_recursion
 from codegen._support.run_memos import active_tables, per_run, run_memos
-from codegen.incremental.assembly import render_cached
+from codegen.engine import Engine
 from codegen.incremental.cache import ToolCache
 from codegen.load.sources import load_value
 
@@ -62,8 +62,8 @@ def _every_public_call(tag: str) -> None:
     codegen.json_schema_to_py(schema)
     codegen.json_schema_to_ts(schema)
     loaded = load_value(value)
-    rendered = render_cached(
-        loaded.tools, loaded.diagnostics, ToolCache(), ["python", "typescript"]
+    rendered = Engine(ToolCache()).render(
+        loaded.tools, loaded.diagnostics, ["python", "typescript"]
     )
     assert rendered.texts is not None
 

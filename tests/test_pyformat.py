@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.pipeline import compile_value
+from codegen.engine import compile_value
 from codegen.render.python import black_layout as fmt
 from codegen.render.python.sdk import py_str, render_python_sdk
 

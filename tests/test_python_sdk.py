@@ -20,7 +20,7 @@ import black
 import pytest
 
 from codegen import ir
-from codegen.pipeline import compile_sources, compile_value
+from codegen.engine import compile_sources, compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.sections.python import render_python_section_sdk as render_python_model_sdk
 from codegen.schema_spelling import json_schema_to_py
@@ -231,7 +231,7 @@ def test_an_empty_property_name_passes_pyright(tmp_path: Path) -> None:
 def _render_hashes(seed: str) -> str:
     script = (
         "import hashlib, sys\n"
-        "from codegen.pipeline import compile_sources\n"
+        "from codegen.engine import compile_sources\n"
         "from codegen.render.python.sdk import render_python_sdk\n"
         "for path in sys.argv[1:]:\n"
         "    text = render_python_sdk(compile_sources([path], require_tools=False).catalog)\n"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.pipeline import compile_value
+from codegen.engine import compile_value
 from codegen.render.sections.python import render_python_section_sdk
 from codegen.render.sections.typescript import render_typescript_section_sdk
 

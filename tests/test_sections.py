@@ -24,8 +24,8 @@ from codegen import ir
 from codegen.codemode.code_runtime import Bindings
 from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.signals import AbortSignal
+from codegen.engine import compile_definitions, compile_sources
 from codegen.load.sources import load_sources
-from codegen.pipeline import compile_definitions, compile_sources
 from codegen.render.sections import python as pysection
 from codegen.render.sections import typescript as tssection
 from codegen.render.sections.dittos import Dittos
@@ -169,7 +169,7 @@ def test_sections_are_byte_identical_across_orders_and_hash_seeds() -> None:
     script = (
         "import sys, random\n"
         "from codegen.load.sources import load_sources\n"
-        "from codegen.pipeline import compile_definitions\n"
+        "from codegen.engine import compile_definitions\n"
         "from codegen.render.sections.prompt import render_python_section, render_typescript_section\n"
         "tools = list(load_sources(sys.argv[2:], namespace=True).tools)\n"
         "random.Random(int(sys.argv[1])).shuffle(tools)\n"

@@ -1,7 +1,7 @@
-"""Work in shares across forked processes (`codegen.incremental.shares`) and the SDK built that way
-(`incremental.render_in_shares`, `codegen sdk --jobs`): results in order, a failed child
-costs time and never output, no child is left behind, and the SDK is the same bytes and
-diagnostics for any split."""
+"""Work in shares across forked processes (`codegen.incremental.shares`, `codegen sdk
+--jobs`): results in order, a failed child costs time and never output, no child is left
+behind. That the SDK is the same bytes and diagnostics for any split is the engine's
+property (`test_engine.py`)."""
 
 from __future__ import annotations
 
@@ -15,18 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from test_cache import COLLIDING
 
 from codegen.incremental import shares
-from codegen.incremental.assembly import render_cached, render_in_shares
-from codegen.incremental.cache import ToolCache
-from codegen.load.sources import load_sources, load_value
-from codegen.pipeline import compile_definitions
-from codegen.render.python.sdk import render_python_sdk
-from codegen.render.typescript.sdk import render_typescript_sdk
-from conftest import CORPUS, EVERY_FILE
-from robustness_strategies import catalogs
 from sdk_checks import run_cli
 
 LANGUAGES = ["python", "typescript"]
@@ -235,78 +225,6 @@ def test_blocks_cover_the_items_once_in_order() -> None:
             assert blocks[0][0] == 0 and blocks[-1][1] == count
             assert all(a[1] == b[0] for a, b in itertools.pairwise(blocks))
             assert all(stop > start for start, stop in blocks)
-
-
-# --- the SDK in shares ------------------------------------------------------------------
-
-
-def _one_go(path_or_definitions: Any, diagnostics: Any = ()) -> tuple[Any, Any]:
-    compiled = compile_definitions(path_or_definitions, diagnostics)
-    if compiled.catalog is None:
-        return None, compiled.diagnostics
-    texts = {
-        "python": render_python_sdk(compiled.catalog),
-        "typescript": render_typescript_sdk(compiled.catalog),
-    }
-    return texts, compiled.diagnostics
-
-
-@pytest.mark.parametrize(
-    "path",
-    EVERY_FILE,
-    ids=lambda p: p.stem,
-)
-def test_the_sdk_in_shares_equals_the_one_go_sdk(path: Path) -> None:
-    loaded = load_sources([str(path)])
-    texts, diagnostics = _one_go(loaded.tools, loaded.diagnostics)
-    for jobs in (2, 3):
-        rendered = render_in_shares(loaded.tools, loaded.diagnostics, LANGUAGES, jobs)
-        assert rendered.texts == texts
-        assert rendered.diagnostics == diagnostics
-
-
-def test_a_whole_corpus_in_shares_equals_the_one_go_sdk() -> None:
-    loaded = load_sources([str(CORPUS)], namespace=True)
-    texts, diagnostics = _one_go(loaded.tools, loaded.diagnostics)
-    assert texts is not None
-    rendered = render_in_shares(loaded.tools, loaded.diagnostics, LANGUAGES, 2)
-    assert rendered.texts == texts
-    assert rendered.diagnostics == diagnostics
-
-
-def test_tools_whose_names_collide_are_built_again_as_one_go_builds_them() -> None:
-    loaded = load_value(COLLIDING, "tools.json")
-    texts, diagnostics = _one_go(loaded.tools)
-    for jobs in (2, 5):
-        rendered = render_in_shares(loaded.tools, (), LANGUAGES, jobs)
-        assert rendered.texts == texts
-        assert rendered.diagnostics == diagnostics
-
-
-@pytest.mark.slow
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-@given(catalogs(max_tools=8))
-def test_hostile_catalogs_in_shares_equal_the_one_go_sdk(value: Any) -> None:
-    loaded = load_value(value, "tools.json")
-    expected = _one_go(loaded.tools, loaded.diagnostics)
-    rendered = render_in_shares(loaded.tools, loaded.diagnostics, LANGUAGES, 3)
-    assert (rendered.texts, rendered.diagnostics) == expected
-
-
-def test_a_cold_cache_fills_in_shares_and_serves_the_same_bytes(tmp_path: Path) -> None:
-    loaded = load_sources([str(CORPUS)], namespace=True)
-    texts, _ = _one_go(loaded.tools, loaded.diagnostics)
-    cold = ToolCache(tmp_path)
-    first = render_cached(loaded.tools, loaded.diagnostics, cold, LANGUAGES, jobs=2)
-    assert first.texts == texts and cold.misses == len(loaded.tools)
-    cold.save()
-    warm = ToolCache(tmp_path)
-    second = render_cached(loaded.tools, loaded.diagnostics, warm, LANGUAGES, jobs=2)
-    assert second.texts == texts and warm.hits == len(loaded.tools)
 
 
 # --- the command line ---------------------------------------------------------------------

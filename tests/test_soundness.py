@@ -42,9 +42,9 @@ from pydantic.errors import PydanticSchemaGenerationError
 from pydantic_core import SchemaError
 
 from codegen import ir
+from codegen.engine import compile_definitions
 from codegen.load.sources import load_sources
 from codegen.normalize import normalize_schema
-from codegen.pipeline import compile_definitions
 from codegen.render.python.sdk import render_python_sdk
 from codegen.validate.checks import draft_of
 from conftest import CORPUS, CORPUS_FILES, GOLDEN_CASES, SCHEMAS, corpus_id

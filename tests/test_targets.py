@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from codegen.codemode.languages import RUN_CODE_FLAVORS, SDK_RENDERERS
-from codegen.pipeline import compile_sources
+from codegen.engine import compile_sources
 from codegen.render import catalog as docs
 from codegen.render.python.black_layout import flat
 from codegen.render.python.sdk import python_sdk_from_chunks, render_python_sdk, type_expr

@@ -29,8 +29,8 @@ import pytest
 
 import hostile
 from codegen.build.limits import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
+from codegen.engine import compile_value
 from codegen.load.json_text import MAX_NESTING
-from codegen.pipeline import compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import ROOT
@@ -73,7 +73,7 @@ import ast, json, resource, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 import hostile
-from codegen.pipeline import compile_value
+from codegen.engine import compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from codegen import identifiers as names
 from codegen import ir
+from codegen.engine import compile_value
 from codegen.identifiers import STEM_SEPARATOR, TAG_SEPARATOR, plain_stem, tool_stems
-from codegen.pipeline import compile_value
 
 WORDS = ["run", "args", "output", "item", "value", "user", "get", "1", "x", "Run", "ARGS", "é"]
 SEPARATORS = ["_", "-", ".", "", "__", " "]

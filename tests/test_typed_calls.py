@@ -26,8 +26,8 @@ import pytest
 
 from codegen import ir
 from codegen.cli import main
+from codegen.engine import compile_sources
 from codegen.identifiers import is_method_name
-from codegen.pipeline import compile_sources
 from codegen.render.python.black_layout import flat
 from codegen.render.python.sdk import py_literal, py_str, render_python_sdk, type_expr
 from conftest import CORPUS, CORPUS_FILES, FIXTURES, ROOT

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from codegen import ir
-from codegen.pipeline import compile_sources, compile_value
+from codegen.engine import compile_sources, compile_value
 from codegen.render.notes import all_notes, has_notes
 from codegen.render.typescript.sdk import render_typescript_sdk
 from codegen.schema_spelling import json_schema_to_ts
@@ -619,7 +619,7 @@ def test_hash_seed_does_not_matter() -> None:
     """Set iteration order changes with PYTHONHASHSEED; no output may depend on it."""
     script = (
         "import hashlib, sys\n"
-        "from codegen.pipeline import compile_sources\n"
+        "from codegen.engine import compile_sources\n"
         "from codegen.render.typescript.sdk import render_typescript_sdk\n"
         "text = render_typescript_sdk(compile_sources(sys.argv[1:]).catalog)\n"
         "print(hashlib.sha256(text.encode()).hexdigest())\n"

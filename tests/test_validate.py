@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from codegen.engine import compile_sources, compile_value
 from codegen.errors import pointer_key
 from codegen.load.definitions import ToolDefinition
 from codegen.load.sources import load_value
-from codegen.pipeline import compile_sources, compile_value
 from codegen.validate.checks import check_schema, draft_of
 from conftest import CORPUS, CORPUS_FILES, corpus_id
 

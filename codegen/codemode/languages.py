@@ -126,6 +126,6 @@ def render_sdk_section(catalog: Any, language: str) -> str:
     """The model-facing SDK section (instructions, then the SDK in a fenced code block) of a
     catalog in a language. Accepts an IR catalog or any loadable tool data."""
     renderer = sdk_renderer(language)
-    from ..pipeline import as_catalog
+    from ..engine import as_catalog
 
     return renderer(as_catalog(catalog))

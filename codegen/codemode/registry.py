@@ -224,7 +224,7 @@ class ToolRegistry:
 
     def sdk_catalog(self, scope: Scope | None = None) -> ir.Catalog:
         """The IR of the SDK tools; invalid registered schemas are a host error."""
-        from ..pipeline import compile_value
+        from ..engine import compile_value
 
         compiled = compile_value({"tools": self.sdk_schemas(scope)}, source="<registry>")
         if compiled.catalog is None:

@@ -181,8 +181,8 @@ class _Slot:
 class ToolCache:
     """Per-tool results by definition key, in memory and optionally on disk.
 
-    One object serves any number of catalogs and renders; pass it to
-    `pipeline.compile_definitions(..., cache=)` and to the SDK renderers (`memo=`), then call
+    One object serves any number of catalogs and renders; pass it to `engine.Engine(cache)`
+    (or `compile_definitions(..., cache=)`) and to the SDK renderers (`memo=`), then call
     `save()` to write the directory's file."""
 
     def __init__(

@@ -237,8 +237,8 @@ def write(outputs: Sequence[Output], console: Console) -> int:
 def run_build(args: argparse.Namespace) -> int:
     """The `build` command: merge settings, compile once, render everything, then write
     or check."""
-    from ..incremental.cache import ToolCache
-    from ..pipeline import compile_sources
+    from ..engine import Engine
+    from ..load.sources import load_sources
 
     console = Console(quiet=args.quiet, verbose=args.verbose)
     config = find_config()
@@ -249,10 +249,9 @@ def run_build(args: argparse.Namespace) -> int:
     settings = resolve_settings(args, config)
     started = time.monotonic()
     console.progress.update(f"compiling {', '.join(settings.sources)}", force=True)
-    cache = ToolCache(settings.cache) if settings.cache is not None else None
-    compiled = compile_sources(
-        settings.sources, fmt=settings.input_format, namespace=settings.namespace, cache=cache
-    )
+    engine = Engine.from_options(None if settings.cache is None else str(settings.cache))
+    loaded = load_sources(settings.sources, fmt=settings.input_format, namespace=settings.namespace)
+    compiled = engine.compile(loaded.tools, loaded.diagnostics)
     console.diagnostics(compiled.diagnostics)
     if compiled.catalog is None:
         console.error(
@@ -264,11 +263,10 @@ def run_build(args: argparse.Namespace) -> int:
     console.detail(
         f"compiled {tools} tool{'s' * (tools != 1)} in {time.monotonic() - started:.2f} s"
     )
-    outputs = render_outputs(compiled.catalog, settings, console, cache)
+    outputs = render_outputs(compiled.catalog, settings, console, engine.cache)
     console.progress.clear()
     if args.check:
         return check(outputs, console)
     status = write(outputs, console)
-    if cache is not None:
-        cache.save_or_warn()
+    engine.save()
     return status

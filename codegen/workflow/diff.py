@@ -697,7 +697,7 @@ RENDERERS: Mapping[str, Callable[[CatalogDiff], str]] = {"md": render_markdown, 
 
 def run_diff(args: argparse.Namespace) -> int:
     """The `diff` command."""
-    from ..pipeline import compile_sources
+    from ..engine import compile_sources
 
     console = Console(quiet=args.quiet, verbose=args.verbose)
     sources = list(args.sources)

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..engine import compile_definitions
 from ..errors import Diagnostic, UsageError
 from ..load.sources import SUFFIXES, Document, decode_document, tools_from
-from ..pipeline import Compiled, compile_definitions
+from ..pipeline import Compiled
 
 
 @dataclass(frozen=True, slots=True)

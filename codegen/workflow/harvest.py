@@ -429,7 +429,7 @@ def _has_fileno(stream: TextIO) -> bool:
 def run_harvest(args: argparse.Namespace) -> int:
     """The `harvest` command."""
     from .._support.atomic_write import write_text
-    from ..pipeline import compile_value
+    from ..engine import compile_value
 
     console = Console(quiet=args.quiet, verbose=args.verbose)
     timeout = parse_timeout(args.timeout)
