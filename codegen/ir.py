@@ -9,11 +9,24 @@ stored as compact JSON text so they stay immutable and exact (big integers inclu
 Why the classes are made by `_value_class` and not by `dataclass` itself: a frozen
 dataclass's `__init__` sets each field through `object.__setattr__` (its own `__setattr__`
 refuses), which made creating IR objects (mostly `Field`s and `Docs`) a sixth of a big
-catalog's build, and `dataclass` compiles six methods per class, about 5 ms of every CLI
-run. `_value_class(frozen=True, slots=True)` makes the same classes (pinned against the
-standard decorator by `tests/test_ir_classes.py`) with an `__init__` that stores each field
-through its slot's own setter, and compiles a class's methods in one go. Type checkers see
-the standard decorator, which describes these classes exactly.
+catalog's build, and `dataclass` compiles six methods per class. `_value_class(frozen=True,
+slots=True)` makes the same classes (pinned against the standard decorator by
+`tests/test_ir_classes.py`) with an `__init__` that stores each field through its slot's
+own setter, and compiles a class's methods in one go. Type checkers see the standard
+decorator, which describes these classes exactly. It is kept because it pays more than the
+2% of a large build asked of such machinery: `bench/bench_value_class_ab.py` times the same
+tree with the standard decorator instead, and a whole `codegen sdk --jobs 1` on BFCL or
+ToolUniverse takes about 4% more CPU time without it (2-6% over three runs; the compile
+alone 4-7% more, `import codegen.ir` 3 ms more), for byte-identical output.
+
+One way to build a frozen value with a derived field, in the whole package: a
+`dataclass(frozen=True, slots=True)` keeps its generated `__init__`, declares the derived
+field `field(init=False, repr=False, compare=False)` and sets it in `__post_init__` with
+`object.__setattr__`, the standard library's way (the one-line `text` of
+`render.python.black_layout`'s `Sub` and `Union`, `load.formats._Layout.fields`). No
+frozen dataclass writes its own `__init__` (`tests/test_ir_classes.py` checks). IR classes
+derive no field, and `_value_class` refuses a class that would: what is computed from the
+IR is computed where it is used, or lazily, as `RawSchemas` serializes its schemas.
 """
 
 from __future__ import annotations
@@ -52,9 +65,14 @@ def _make_value_class(cls: type[_T]) -> type[_T]:
       a `Docs`;
     - `__setattr__` and `__delattr__` raise `FrozenInstanceError`, with dataclass's
       messages, and `__getstate__` / `__setstate__` are dataclass's for slotted classes;
-    - `__dataclass_params__` says what `dataclass(frozen=True, slots=True)` would."""
+    - `__dataclass_params__` says what `dataclass(frozen=True, slots=True)` would.
+
+    A class with a derived field (`field(init=False)`, `__post_init__`) is refused: this
+    `__init__` would take the field as a parameter and never call `__post_init__`."""
     cls = dataclass(slots=True, init=False, repr=False, eq=False)(cls)
     specs = fields(cls)  # type: ignore[arg-type]
+    if hasattr(cls, "__post_init__") or not all(spec.init for spec in specs):
+        raise TypeError(f"{cls.__qualname__}: IR classes derive no field (see `codegen.ir`)")
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     params.init = params.repr = params.eq = params.frozen = True
 

@@ -1,15 +1,18 @@
 """The IR classes behave as `dataclass(frozen=True, slots=True)` would make them.
 
 `ir._value_class` makes them more cheaply (see `codegen/ir.py`); each one is compared here
-with a reference class that the standard decorator makes from the same fields.
+with a reference class that the standard decorator makes from the same fields. Also pinned:
+the package's one way to make a frozen value with a derived field.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
 import inspect
 import pickle
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -157,3 +160,79 @@ def test_defaults_are_shared_values() -> None:
         ir.Field("key", P)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         ir.AnyType(1)  # type: ignore[call-arg]
+
+
+def test_value_class_refuses_derived_fields() -> None:
+    class Derived:
+        key: str
+        size: int = dataclasses.field(init=False)
+
+    class PostInit:
+        key: str
+
+        def __post_init__(self) -> None:
+            pass
+
+    for cls in (Derived, PostInit):
+        with pytest.raises(TypeError, match="derive no field"):
+            ir._value_class(frozen=True, slots=True)(cls)
+
+
+def _decorator_keywords(node: ast.ClassDef) -> list[dict[str, Any]]:
+    """The keyword arguments of each `dataclass(...)` / `_value_class(...)` decorator."""
+    found = []
+    for decorator in node.decorator_list:
+        if isinstance(decorator, ast.Call):
+            name = getattr(decorator.func, "id", getattr(decorator.func, "attr", None))
+            if name in ("dataclass", "_value_class"):
+                found.append(
+                    {
+                        item.arg: ast.literal_eval(item.value)
+                        for item in decorator.keywords
+                        if item.arg is not None
+                    }
+                )
+    return found
+
+
+def test_frozen_values_are_made_one_way() -> None:
+    """No frozen dataclass in the package writes its own `__init__` (or turns the generated
+    one off): a derived field is set in `__post_init__` (see `codegen/ir.py`)."""
+    package = Path(ir.__file__).resolve().parent
+    frozen = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for keywords in _decorator_keywords(node):
+                if keywords.get("frozen") is True:
+                    where = f"{path.relative_to(package)}: {node.name}"
+                    frozen.append(where)
+                    assert keywords.get("init", True) is True, where
+                    methods = {item.name for item in node.body if isinstance(item, ast.FunctionDef)}
+                    assert "__init__" not in methods, where
+    assert "render/python/black_layout.py: Sub" in frozen
+    assert "load/formats.py: _Layout" in frozen
+
+
+def test_derived_fields_are_computed_and_not_compared() -> None:
+    from codegen.load import formats
+    from codegen.render.python import black_layout as fmt
+
+    atom = fmt.Atom("int")
+    sub = fmt.Sub("dict", (fmt.Atom("str"), fmt.Union((atom, fmt.Atom("None")))))
+    assert sub.text == "dict[str, int | None]"
+    assert fmt.Sub("list", (atom,)).text == "list[int]"
+    assert dataclasses.replace(sub, head="Mapping").text == "Mapping[str, int | None]"
+    assert sub == fmt.Sub("dict", sub.args) and hash(sub) == hash(fmt.Sub("dict", sub.args))
+    assert repr(fmt.Union((atom,))) == "Union(arms=(Atom(text='int'),))"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        sub.text = "x"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        fmt.Sub("list", (atom,), "list[int]")  # type: ignore[call-arg]
+    layout = formats._Layout("mcp", ("name",), ("description",), ("inputSchema",))
+    assert layout.fields[:3] == (
+        ("name", ("name",), "/name"),
+        ("description", ("description",), "/description"),
+        ("input_schema", ("inputSchema",), "/inputSchema"),
+    )

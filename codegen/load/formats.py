@@ -76,7 +76,8 @@ class _Layout:
         init=False, repr=False, compare=False
     )
     """(field, path, the path as a pointer suffix) for every field, worked out once per
-    layout rather than once per record."""
+    layout rather than once per record (a derived field, made the package's one way: see
+    `codegen.ir`)."""
 
     def __post_init__(self) -> None:
         fields = tuple(

@@ -21,10 +21,6 @@ LINE_LENGTH = 88
 INDENT = "    "
 
 
-_set = object.__setattr__
-"""How the frozen expressions below set their slots in `__init__`."""
-
-
 @dataclass(frozen=True, slots=True)
 class Atom:
     """A name, number or string literal: never split."""
@@ -32,35 +28,35 @@ class Atom:
     text: str
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Sub:
     """`head[arg, ...]`. `text` is the expression on one line, spelled once when it is
     built: every expression is measured on one line at least once, often more (a nested
-    expression at each level that does not fit), and the children already know theirs."""
+    expression at each level that does not fit), and the children already know theirs.
+    (A derived field, made the package's one way: see `codegen.ir`.)"""
 
     head: str
     args: tuple[Expr, ...]
-    text: str = dataclasses.field(repr=False, compare=False)
+    text: str = dataclasses.field(init=False, repr=False, compare=False)
 
-    def __init__(self, head: str, args: tuple[Expr, ...]) -> None:
-        _set(self, "head", head)
-        _set(self, "args", args)
+    def __post_init__(self) -> None:
+        args = self.args
         if len(args) == 1:  # `list[T]`, `NotRequired[T]`: most subscripts
-            _set(self, "text", f"{head}[{args[0].text}]")
+            text = f"{self.head}[{args[0].text}]"
         else:
-            _set(self, "text", f"{head}[{', '.join([arg.text for arg in args])}]")
+            text = f"{self.head}[{', '.join([arg.text for arg in args])}]"
+        object.__setattr__(self, "text", text)
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Union:
     """`arm | arm | ...`; `text` as for `Sub`."""
 
     arms: tuple[Expr, ...]
-    text: str = dataclasses.field(repr=False, compare=False)
+    text: str = dataclasses.field(init=False, repr=False, compare=False)
 
-    def __init__(self, arms: tuple[Expr, ...]) -> None:
-        _set(self, "arms", arms)
-        _set(self, "text", " | ".join([arm.text for arm in arms]))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", " | ".join([arm.text for arm in self.arms]))
 
 
 Expr: TypeAlias = Atom | Sub | Union
