@@ -144,6 +144,9 @@ def reachable_python() -> str:
     )
 
 
-def python_for(sandbox: str) -> str:
-    """The worker's Python for `sandbox`: a reachable one for bubblewrap on a root host."""
+def python_for(sandbox: str) -> str | None:
+    """The worker's Python for `sandbox`: a reachable one for bubblewrap on a root host;
+    None (the runtime's own choice, which finds a reachable twin itself) for `auto`."""
+    if sandbox == "auto":
+        return None
     return reachable_python() if sandbox == "bubblewrap" and host_is_root() else sys.executable

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sandbox_checks import staged
 
 from codegen.codemode.code_runtime import Bindings, CodeRunFailed
 from codegen.codemode.execution import ToolCall
@@ -223,7 +224,7 @@ def test_runtime_for_an_unknown_language_names_the_known_ones(language: Any) -> 
 
 def test_a_mounted_typescript_runtime_runs_the_typescript_flavor() -> None:
     registry = ToolRegistry(mode="code")
-    registry.mount_runtime(runtime_for("typescript", node=WHEEL_NODE))
+    registry.mount_runtime(runtime_for("typescript", node=staged(WHEEL_NODE)))
     [definition] = registry.wire_schemas()
     assert "TypeScript program" in definition["description"]
     call = ToolCall(

@@ -58,8 +58,8 @@ def run(program: str, sandbox: str = "auto", limits: RuntimeLimits | None = None
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_every_sandbox_starts_here(sandbox: str) -> None:
-    chosen = launcher(sandbox, python_for(sandbox))  # type: ignore[arg-type]
-    assert chosen.sandboxed
+    chosen = PythonRuntime(python=python_for(sandbox), sandbox=sandbox)._make_launcher()
+    assert chosen.mode == ("bubblewrap" if sandbox == "auto" else sandbox)
     program = (
         "import os\n"
         "etc = os.listdir('/etc') if os.path.isdir('/etc') else []\n"
@@ -86,6 +86,60 @@ def test_a_sandbox_that_cannot_start_fails_the_run_clearly(monkeypatch: pytest.M
         assert "apt-get install bubblewrap" in str(outcome)
     finally:
         module._launcher.cache_clear()
+
+
+def test_auto_is_bubblewrap_and_never_falls_back_to_a_home_made_sandbox(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without bubblewrap, `auto` fails and says how to choose: it never takes the
+    `namespaces` sandbox on its own, though that one works here."""
+    from codegen.codemode.sandbox import launchers as module
+
+    assert launcher("namespaces", sys.executable).mode == "namespaces"
+    monkeypatch.setenv("PATH", "/nonexistent")
+    module._launcher.cache_clear()
+    try:
+        with pytest.raises(SandboxUnavailable) as raised:
+            launcher("auto", sys.executable)
+        message = str(raised.value)
+        assert "`bwrap` is not installed" in message and "apt-get install bubblewrap" in message
+        assert "--sandbox namespaces" in message and "namespaces:" not in message
+        outcome = run("return 1", "auto")
+        assert isinstance(outcome, CodeRunFailed) and outcome.kind == "worker-exit"
+    finally:
+        module._launcher.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("root", "closed", "versions", "expected"),
+    [
+        (True, True, ((3, 11), (3, 11)), "twin"),
+        (True, True, ((3, 11), (3, 12)), None),  # another version: another language
+        (True, False, ((3, 11), (3, 11)), None),  # reachable: kept
+        (False, True, ((3, 11), (3, 11)), None),  # bwrap runs as the host's own uid
+    ],
+)
+def test_a_same_version_twin_stands_in_for_an_interpreter_the_sandbox_cannot_reach(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    root: bool,
+    closed: bool,
+    versions: tuple[tuple[int, int], tuple[int, int]],
+    expected: str | None,
+) -> None:
+    from codegen.codemode.sandbox import launchers as module
+
+    own = "/root/.pyenv/versions/3.11.7/bin/python3.11"
+    twin = tmp_path / "python3.11"
+    twin.write_text("")
+    twin.chmod(0o755)
+    monkeypatch.setattr(module, "INTERPRETER_DIRS", (str(tmp_path / "none"), str(tmp_path)))
+    monkeypatch.setattr(module, "host_is_root", lambda: root)
+    monkeypatch.setattr(
+        module, "_unreachable_image", lambda python: "/root" if closed and python == own else None
+    )
+    monkeypatch.setattr(module, "_version", lambda python: versions[python != own])
+    assert module.reachable_twin(own) == (str(twin) if expected else None)
 
 
 @pytest.mark.slow

@@ -33,6 +33,7 @@ from sandbox_checks import (
     SECRET,
     assert_no_process_left,
     host_secret,  # noqa: F401  (an autouse fixture: it must be in the module)
+    staged,
     text_of,
 )
 
@@ -387,7 +388,7 @@ asyncio.run(main())
 )
 def test_a_killed_host_leaves_no_worker(sandbox: str, program: str) -> None:
     host = subprocess.Popen(
-        [sys.executable, "-c", HOST, SETUPS["strip"]["node"], sandbox, program],
+        [sys.executable, "-c", HOST, staged(SETUPS["strip"]["node"]), sandbox, program],
         stdout=subprocess.PIPE,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -27,10 +27,10 @@ SETUPS: dict[str, dict[str, Any]] = {
 
 
 def runtime(setup: str, limits: RuntimeLimits | None = None, **options: Any) -> TypeScriptRuntime:
-    """The set-up's runtime; for bubblewrap on a root host, with copies of its Node and
-    `typescript` package that the sandbox's uid can reach (`sandbox_checks.staged`)."""
+    """The set-up's runtime; for bubblewrap (`auto` too) on a root host, with copies of its
+    Node and `typescript` package that the sandbox's uid can reach (`sandbox_checks.staged`)."""
     merged = {**SETUPS[setup], **options}
-    if merged.get("sandbox") == "bubblewrap":
+    if merged.get("sandbox", "auto") in ("auto", "bubblewrap"):
         from sandbox_checks import staged
 
         for key in ("node", "typescript"):

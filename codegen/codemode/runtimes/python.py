@@ -24,17 +24,20 @@ The sandbox is the security boundary; with `sandbox="none"` this isolates mistak
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from functools import cache
 from pathlib import Path
 
 from ..run_limits import RuntimeLimits
-from ..sandbox.launchers import Launcher, launcher
+from ..sandbox.launchers import Launcher, launcher, reachable_twin
 from .conversation import WorkerRun
 from .protocol import FILE_BYTES, MAX_DEPTH, STDERR_TAIL, decode_message
 from .worker_host import WorkerRuntime
 from .worker_pool import READ, WRITE, Started, start_worker
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "FILE_BYTES",
@@ -82,9 +85,21 @@ class PythonRuntime(WorkerRuntime):
         spare: bool = True,
     ) -> None:
         super().__init__(limits, sandbox, spare)
+        self._python_given = python is not None
         self.python = python or sys.executable
 
     def _make_launcher(self) -> Launcher:
+        """The sandbox's launcher for the interpreter. When none was given and bubblewrap
+        cannot reach this process's interpreter (a root host, an interpreter under
+        `/root`), a system interpreter of the same version that it can reach runs the
+        worker instead (`reachable_twin`), so the default sandbox works there too."""
+        if not self._python_given and self.sandbox in ("auto", "bubblewrap"):
+            twin = reachable_twin(self.python)
+            if twin is not None:
+                log.info(
+                    "run_code: %s is closed to the sandbox's uid; workers run %s", self.python, twin
+                )
+                self.python = twin
         return launcher(self.sandbox, self.python)
 
     async def _start(self, chosen: Launcher) -> Started:

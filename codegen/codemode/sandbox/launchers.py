@@ -5,10 +5,14 @@
   read-only view of only the interpreter and the libraries it loads, a read-only `/dev` of
   a few device nodes, a fresh `/proc` that shows only the sandbox, a private size-limited
   tmpfs at `/tmp` as its working directory, and no network.
-- `namespaces`: the same isolation built by `nsboot` from user namespaces with the raw
-  syscalls, where bubblewrap is missing.
-- `auto` (the default): the first of the two that works on this machine, probed once per
-  process; if neither does, every run fails with `CODE_RUN_FAILED` naming what is missing.
+- `auto` (the default): bubblewrap, probed once per process; where it does not work, every
+  run fails with `CODE_RUN_FAILED` saying why and what to do. `auto` never falls back to
+  anything home-made.
+- `namespaces`: an explicit choice only. The same isolation built by `nsboot`, codegen's own
+  program that makes the namespaces with the raw system calls (for hosts where bubblewrap
+  cannot run, or cannot reach the worker's files when the host is root). It is tested with
+  the same escape probes as bubblewrap, but it is home-made: bubblewrap, a widely used and
+  reviewed tool, is the default.
 - `none`: no isolation: the worker runs as the host's user and sees what the host sees.
   An explicit opt-out only.
 
@@ -88,10 +92,13 @@ scheduler internals."""
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: "
-    "`dnf install bubblewrap`) or allow unprivileged user namespaces "
+    "`dnf install bubblewrap`) and allow unprivileged user namespaces "
     "(`sysctl kernel.unprivileged_userns_clone=1`, and on Ubuntu 24.04+ "
-    "`sysctl kernel.apparmor_restrict_unprivileged_userns=0`); or pass --sandbox none "
-    "to run programs without isolation"
+    "`sysctl kernel.apparmor_restrict_unprivileged_userns=0`)"
+)
+CHOICE_HINT = (
+    "or choose a sandbox explicitly: --sandbox namespaces (codegen's own namespace "
+    "sandbox, without bubblewrap) or --sandbox none (no isolation)"
 )
 
 log = logging.getLogger("codegen.codemode.sandbox.launchers")
@@ -299,6 +306,63 @@ def _interpreter_prefixes(python: str) -> tuple[str, ...]:
     return tuple(sorted(os.path.realpath(prefix) for prefix in found))
 
 
+INTERPRETER_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
+"""Where a system's own Python interpreters live."""
+
+
+def reachable_twin(python: str) -> str | None:
+    """On a root host, where bubblewrap runs as `RUN_AS`: a Python interpreter of the same
+    version as `python` (major and minor: the same language and standard library) that uid
+    can reach, when `python` itself is closed to it (an interpreter installed under
+    `/root`, as pyenv does); None when `python` is reachable, or no such twin exists. The
+    worker needs only the standard library, so any build of the same version runs it."""
+    if not host_is_root() or _unreachable_image(python) is None:
+        return None
+    version = _version(python)
+    if version is None:
+        return None
+    for folder in INTERPRETER_DIRS:
+        candidate = os.path.join(folder, f"python{version[0]}.{version[1]}")
+        if (
+            os.access(candidate, os.X_OK)
+            and _version(candidate) == version
+            and _unreachable_image(candidate) is None
+        ):
+            return candidate
+    return None
+
+
+def _unreachable_image(python: str) -> str | None:
+    uid, gid = RUN_AS
+    try:
+        image = python_image(python)
+    except (OSError, subprocess.SubprocessError):
+        return python
+    for path in (image.executable, *image.paths):
+        closed = unreachable(path, uid, gid)
+        if closed is not None:
+            return closed
+    return None
+
+
+@cache
+def _version(python: str) -> tuple[int, int] | None:
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        return sys.version_info[0], sys.version_info[1]
+    try:
+        asked = subprocess.run(
+            [python, "-I", "-S", "-c", "import sys; print(*sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        )
+        major, minor = asked.stdout.split()
+        return int(major), int(minor)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+
+
 def python_image(python: str) -> WorkerImage:
     """The sandbox image of a Python interpreter: itself and its standard library."""
     real = os.path.realpath(python)
@@ -351,7 +415,7 @@ def _launcher(mode: SandboxMode, image: WorkerImage, run_as: tuple[int, int] | N
             return Launcher("none", image.executable, (), (), image.booter)
         paths, links = _view(image)
         tried: list[str] = []
-        for kind in ("bubblewrap", "namespaces") if mode == "auto" else (mode,):
+        for kind in ("bubblewrap",) if mode == "auto" else (mode,):
             candidate = Launcher(kind, image.executable, paths, links, image.booter, run_as)
             problem = _probe(candidate, image.probe)
             if problem is None:
@@ -363,8 +427,11 @@ def _launcher(mode: SandboxMode, image: WorkerImage, run_as: tuple[int, int] | N
                     )
                 return candidate
             tried.append(f"{kind}: {problem}")
+        chosen = "the default run_code sandbox" if mode == "auto" else "the run_code sandbox"
+        hints = [INSTALL_HINT] if any("not installed" in why for why in tried) else []
+        hints.append(CHOICE_HINT)
         raise SandboxUnavailable(
-            f"no run_code sandbox works on this machine ({'; '.join(tried)}); {INSTALL_HINT}"
+            f"{chosen} does not work on this machine ({'; '.join(tried)}); {'; '.join(hints)}"
         )
 
 
@@ -397,7 +464,7 @@ def _probe(candidate: Launcher, arguments: Sequence[str]) -> str | None:
                 return (
                     f"on a root host bwrap runs as uid {uid}, which cannot reach {path} "
                     f"({closed} is closed to it); install the worker's program where every "
-                    "user can read it, or use the namespaces sandbox"
+                    "user can read it"
                 )
     if not sys.platform.startswith("linux"):
         return "Linux namespaces are not available on this system"
