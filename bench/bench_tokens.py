@@ -45,7 +45,7 @@ from codegen import ir  # noqa: E402
 from codegen.engine import compile_definitions  # noqa: E402
 from codegen.load.definitions import ToolDefinition  # noqa: E402
 from codegen.load.sources import load_sources  # noqa: E402
-from codegen.render.sections.prompt import render_python_section, render_typescript_section  # noqa: E402
+from codegen.render.sections.framing import render_python_section, render_typescript_section  # noqa: E402
 from codegen.render.sections.python import render_python_section_sdk  # noqa: E402
 from codegen.render.sections.typescript import render_typescript_section_sdk  # noqa: E402
 

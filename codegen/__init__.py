@@ -11,7 +11,7 @@ from ._support.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from .codemode.languages import render_sdk_section
-    from .codemode.transport import run_code_tool
+    from .codemode.run_code_definition import run_code_tool
     from .engine import compile_definitions, compile_sources, compile_value
     from .errors import CodegenError, Diagnostic, InvalidInputError, UsageError
     from .ir import Catalog
@@ -41,7 +41,7 @@ _LOCATIONS = {
     "render_python_sdk": "render.python.sdk",
     "render_sdk_section": "codemode.languages",
     "render_typescript_sdk": "render.typescript.sdk",
-    "run_code_tool": "codemode.transport",
+    "run_code_tool": "codemode.run_code_definition",
 }
 
 __all__ = [

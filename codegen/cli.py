@@ -570,7 +570,7 @@ def _prompt(args: argparse.Namespace) -> int:
 def _run_code_schema(args: argparse.Namespace) -> int:
     import json
 
-    from .codemode.transport import run_code_tool
+    from .codemode.run_code_definition import run_code_tool
 
     _emit(json.dumps(run_code_tool(args.lang), indent=2, ensure_ascii=False) + "\n", None)
     return EXIT_OK

@@ -22,7 +22,7 @@ from codegen.load.definitions import ToolDefinition
 from codegen.load.sources import load_sources, load_value
 from codegen.pipeline import Compiled
 from codegen.render.python.sdk import render_python_sdk
-from codegen.render.sections.prompt import render_python_section, render_typescript_section
+from codegen.render.sections.framing import render_python_section, render_typescript_section
 from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import SCHEMAS
 

@@ -10,7 +10,7 @@ import pytest
 from codegen.codemode.languages import UnknownLanguageError
 from codegen.codemode.prompt import PromptSection, RenderedSection
 from codegen.codemode.registry import CodeModeError, ToolRegistry, ToolSpec
-from codegen.codemode.transport import run_code_tool
+from codegen.codemode.run_code_definition import run_code_tool
 from codemode_helpers import ScriptedRuntime, echo_tool, registry_with
 
 

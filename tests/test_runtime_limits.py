@@ -20,7 +20,7 @@ from codegen.codemode.execution import ToolCall
 from codegen.codemode.jsonvalue import is_large, snapshot
 from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.run_limits import RuntimeLimits
-from codegen.codemode.runtimes.protocol import bounded_text
+from codegen.codemode.runtimes.messages import bounded_text
 from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.signals import AbortController
 

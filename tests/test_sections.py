@@ -170,7 +170,7 @@ def test_sections_are_byte_identical_across_orders_and_hash_seeds() -> None:
         "import sys, random\n"
         "from codegen.load.sources import load_sources\n"
         "from codegen.engine import compile_definitions\n"
-        "from codegen.render.sections.prompt import render_python_section, render_typescript_section\n"
+        "from codegen.render.sections.framing import render_python_section, render_typescript_section\n"
         "tools = list(load_sources(sys.argv[2:], namespace=True).tools)\n"
         "random.Random(int(sys.argv[1])).shuffle(tools)\n"
         "catalog = compile_definitions(tools).catalog\n"

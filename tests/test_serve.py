@@ -17,11 +17,11 @@ from mcp import Client, StdioServerParameters, stdio_client
 
 from codegen.cli import main
 from codegen.codemode.languages import RUN_CODE_FLAVORS
+from codegen.codemode.run_code_definition import run_code_tool, with_sdk
 from codegen.codemode.runtimes.by_language import (
     RuntimeUnavailableError,
     create_runtime,
 )
-from codegen.codemode.transport import run_code_tool, with_sdk
 from codegen.errors import InvalidInputError, UsageError
 from codegen.serve.config import (
     EXAMPLE,

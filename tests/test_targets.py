@@ -14,7 +14,7 @@ from codegen.engine import compile_sources
 from codegen.render import catalog as docs
 from codegen.render.python.black_layout import flat
 from codegen.render.python.sdk import python_sdk_from_chunks, render_python_sdk, type_expr
-from codegen.render.sections.prompt import render_python_section, render_typescript_section
+from codegen.render.sections.framing import render_python_section, render_typescript_section
 from codegen.render.targets import TARGET_NAMES, TARGETS, UnknownTargetError, target
 from codegen.render.typescript.sdk import (
     render_typescript_sdk,

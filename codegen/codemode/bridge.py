@@ -32,8 +32,8 @@ from .executor import Pending
 from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import maybe_await
 from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
+from .run_code_definition import RUN_CODE
 from .signals import AbortController
-from .transport import RUN_CODE
 
 log = logging.getLogger("codegen.codemode")
 

@@ -33,9 +33,9 @@ from .policy import ApprovalService, AroundDispatch, Guard, Observer, PostExecut
 from .policy import PreExecuteListener as PreExecute
 from .prompt import PromptAssembler, PromptSection
 from .results import ToolResult
+from .run_code_definition import RUN_CODE, run_code_tool
 from .scopes import MODES, Mode, Scope
 from .specs import CodeModeError, Handler, ToolSpec
-from .transport import RUN_CODE, run_code_tool
 
 __all__ = ["CodeModeError", "Handler", "ToolRegistry", "ToolSpec"]
 

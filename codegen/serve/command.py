@@ -233,7 +233,7 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
     import anyio
 
     from ..codemode.registry import ToolRegistry
-    from .server import Host
+    from .mcp_server import Host
 
     registry = ToolRegistry(mode=settled.mode)  # type: ignore[arg-type]
     registry.mount_runtime(runtime)

@@ -25,7 +25,7 @@ from typing import Any
 from ..codemode.languages import sdk_renderer
 from ..codemode.registry import ToolRegistry
 from ..codemode.results import ErrorCode, ToolResult
-from ..codemode.transport import RUN_CODE, with_sdk
+from ..codemode.run_code_definition import RUN_CODE, with_sdk
 
 
 def wire_definitions(registry: ToolRegistry, place: str) -> list[dict[str, Any]]:

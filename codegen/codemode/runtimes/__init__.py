@@ -4,7 +4,7 @@
 `python` and `typescript` are the runtimes, `python_worker.py` and `typescript_worker.js`
 the programs their workers run, `node_probe` finds Node and its type stripper. They share
 `worker_host` (the host side: a worker per run, the spare, reaping), `conversation` (one
-run's messages and limits), `protocol` (limits and strict message decoding) and
+run's messages and limits), `messages` (message sizes and strict decoding) and
 `worker_pool` (starting workers in their sandbox, killing their trees). How a worker is
 contained is `codegen.codemode.sandbox`'s job.
 """

@@ -2,9 +2,9 @@
 message, logs, nested calls answered through the bindings, the result, every limit the host
 enforces, and the teardown that leaves no process, descriptor or task behind.
 
-The worker is started by the runtime (`host.WorkerRuntime`, which this module sees only
+The worker is started by the runtime (`worker_host.WorkerRuntime`, which this module sees only
 through the `RunHost` protocol); `execute` takes it from there.
-Messages are decoded strictly (`protocol.decode_message`), so a forged one ends the run as
+Messages are decoded strictly (`messages.decode_message`), so a forged one ends the run as
 `invalid-output`; `calls` holds only unanswered calls, so `max_pending_calls` counts it and a
 reused pending id is `invalid-output`; stderr is drained all through the run and only its
 tail is kept, to explain a worker that exits early.
@@ -26,14 +26,14 @@ from ..run_limits import FRAME_SLACK, RuntimeLimits
 from ..sandbox.cgroups import RunCgroup
 from ..sandbox.launchers import Launcher
 from ..signals import AbortSignal
-from .protocol import FILE_BYTES, STDERR_TAIL, bounded_text, decode_message
+from .messages import FILE_BYTES, STDERR_TAIL, bounded_text, decode_message
 from .worker_pool import Started, discard, kill, kill_tree
 
 T = TypeVar("T")
 
 
 class RunHost(Protocol):
-    """What a run reads from the runtime that started its worker (`host.WorkerRuntime`)."""
+    """What a run reads from the runtime that started its worker (`worker_host.WorkerRuntime`)."""
 
     limits: RuntimeLimits
     spawned: list[int]

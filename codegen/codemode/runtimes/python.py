@@ -33,7 +33,7 @@ from pathlib import Path
 from ..run_limits import RuntimeLimits
 from ..sandbox.launchers import Launcher, launcher, reachable_twin
 from .conversation import WorkerRun
-from .protocol import FILE_BYTES, MAX_DEPTH, STDERR_TAIL, decode_message
+from .messages import FILE_BYTES, MAX_DEPTH, STDERR_TAIL, decode_message
 from .worker_host import WorkerRuntime
 from .worker_pool import READ, WRITE, Started, start_worker
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from ..run_limits import RuntimeLimits
 from ..sandbox.launchers import Launcher, children, image_launcher
+from .messages import FILE_BYTES
 from .node_probe import NodeInstall, Stripper, check_stripper, probe_node
-from .protocol import FILE_BYTES
 from .worker_host import WorkerRuntime
 from .worker_pool import READ, WRITE, Started, start_worker
 
