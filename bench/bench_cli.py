@@ -16,7 +16,6 @@ system, from the child's resource usage) over the runs, which a busy machine inf
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -26,36 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from catalogs import CACHE, ROOT, bfcl_catalog, tooluniverse_catalog
+from catalogs import CACHE, ROOT, catalog_files
 
 FILES = CACHE / "cli"
 
 
 def inputs() -> dict[str, list[str]]:
     """The source arguments of each catalog, writing the files on first use."""
-    bfcl = FILES / "bfcl.jsonl"
-    tooluniverse = FILES / "tooluniverse.json"
-    if not bfcl.is_file() or not tooluniverse.is_file():
-        FILES.mkdir(parents=True, exist_ok=True)
-        lines = [
-            json.dumps({"name": t.name, "description": t.description, "parameters": t.input_schema})
-            for t in bfcl_catalog().tools
-        ]
-        bfcl.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        records = [
-            {
-                "name": t.name,
-                "description": t.description,
-                "inputSchema": t.input_schema,
-                **({"outputSchema": t.output_schema} if t.output_schema is not None else {}),
-            }
-            for t in tooluniverse_catalog().tools
-        ]
-        tooluniverse.write_text(json.dumps({"tools": records}), encoding="utf-8")
-    return {
-        "bfcl": [str(bfcl), "--format", "bfcl"],
-        "tooluniverse": [str(tooluniverse)],
-    }
+    return catalog_files(FILES)
 
 
 def commands() -> list[tuple[str, list[str]]]:

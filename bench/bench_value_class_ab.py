@@ -57,7 +57,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from catalogs import ROOT, bfcl_catalog, tooluniverse_catalog
+from catalogs import ROOT, catalog_files
 
 CONSOLE_SCRIPT = "import sys; from codegen.cli import main; sys.exit(main())"
 """What the installed `codegen` script runs (`python -m codegen` would add `runpy`)."""
@@ -120,27 +120,7 @@ def make_variant_b(tree: Path) -> None:
 
 def write_inputs(folder: Path) -> dict[str, list[str]]:
     """The catalogs as files; the source arguments of each."""
-    bfcl = folder / "bfcl.json"
-    records = [
-        {"name": t.name, "description": t.description, "parameters": t.input_schema}
-        for t in bfcl_catalog().tools
-    ]
-    bfcl.write_text(json.dumps(records), encoding="utf-8")
-    tooluniverse = folder / "tooluniverse.json"
-    tools = [
-        {
-            "name": t.name,
-            "description": t.description,
-            "inputSchema": t.input_schema,
-            **({"outputSchema": t.output_schema} if t.output_schema is not None else {}),
-        }
-        for t in tooluniverse_catalog().tools
-    ]
-    tooluniverse.write_text(json.dumps({"tools": tools}), encoding="utf-8")
-    return {
-        "bfcl": [str(bfcl), "--input-format", "bfcl"],
-        "tooluniverse": [str(tooluniverse)],
-    }
+    return catalog_files(folder)
 
 
 def environment(tree: Path) -> dict[str, str]:

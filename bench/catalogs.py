@@ -12,6 +12,7 @@ installed) and unpacked there.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import zipfile
@@ -108,3 +109,32 @@ def tooluniverse_catalog() -> Catalog:
 
 def large_catalogs() -> list[Catalog]:
     return [bfcl_catalog(), tooluniverse_catalog()]
+
+
+def catalog_files(folder: Path) -> dict[str, list[str]]:
+    """The large catalogs written as files in `folder` (on first use) that `codegen`
+    reads; the source arguments of each: BFCL as JSON Lines of its own records, ToolUniverse
+    as one MCP tool list."""
+    bfcl = folder / "bfcl.jsonl"
+    tooluniverse = folder / "tooluniverse.json"
+    if not bfcl.is_file() or not tooluniverse.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = [
+            json.dumps({"name": t.name, "description": t.description, "parameters": t.input_schema})
+            for t in bfcl_catalog().tools
+        ]
+        bfcl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        records = [
+            {
+                "name": t.name,
+                "description": t.description,
+                "inputSchema": t.input_schema,
+                **({"outputSchema": t.output_schema} if t.output_schema is not None else {}),
+            }
+            for t in tooluniverse_catalog().tools
+        ]
+        tooluniverse.write_text(json.dumps({"tools": records}), encoding="utf-8")
+    return {
+        "bfcl": [str(bfcl), "--input-format", "bfcl"],
+        "tooluniverse": [str(tooluniverse)],
+    }

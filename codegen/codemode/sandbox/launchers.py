@@ -288,6 +288,17 @@ def nsboot_source() -> str:
     return (Path(__file__).resolve().parent / "nsboot.py").read_text(encoding="utf-8")
 
 
+def _asked(python: str, code: str) -> str:
+    """What another interpreter prints for `code` (isolated, without site; `sys` imported)."""
+    return subprocess.run(
+        [python, "-I", "-S", "-c", f"import sys; {code}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+
+
 @cache
 def _interpreter_prefixes(python: str) -> tuple[str, ...]:
     """Where the interpreter keeps its standard library (its `sys.base_prefix` and
@@ -295,14 +306,7 @@ def _interpreter_prefixes(python: str) -> tuple[str, ...]:
     if os.path.realpath(python) == os.path.realpath(sys.executable):
         found = {sys.base_prefix, sys.base_exec_prefix}
     else:
-        asked = subprocess.run(
-            [python, "-I", "-S", "-c", "import sys; print(sys.base_prefix, sys.base_exec_prefix)"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        )
-        found = set(asked.stdout.split())
+        found = set(_asked(python, "print(sys.base_prefix, sys.base_exec_prefix)").split())
     return tuple(sorted(os.path.realpath(prefix) for prefix in found))
 
 
@@ -350,14 +354,7 @@ def _version(python: str) -> tuple[int, int] | None:
     if os.path.realpath(python) == os.path.realpath(sys.executable):
         return sys.version_info[0], sys.version_info[1]
     try:
-        asked = subprocess.run(
-            [python, "-I", "-S", "-c", "import sys; print(*sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        )
-        major, minor = asked.stdout.split()
+        major, minor = _asked(python, "print(*sys.version_info[:2])").split()
         return int(major), int(minor)
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
