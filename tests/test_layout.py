@@ -168,3 +168,18 @@ def test_a_cold_sdk_run_never_imports_jinja(tmp_path: Any) -> None:
         [sys.executable, "-c", program], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert result.stdout == "False\n"
+
+
+def test_the_one_template_lookup_finds_the_wheels_copy_and_the_checkouts() -> None:
+    """The wheel puts `templates/` inside the package (`codegen/templates`); a source
+    checkout has it beside the package. The lookup must name exactly those two places,
+    whichever of them exists here."""
+    import os
+
+    import codegen
+    from codegen.render import templates
+
+    package = os.path.dirname(os.path.realpath(codegen.__file__))
+    assert os.path.join(package, "templates") == templates.PACKAGE_TEMPLATES
+    assert os.path.join(os.path.dirname(package), "templates") == templates.SOURCE_TEMPLATES
+    assert os.path.isfile(os.path.join(str(templates.templates_dir()), "python", "sdk.py.jinja"))

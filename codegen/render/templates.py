@@ -17,7 +17,7 @@ from . import jinja_subset
 if TYPE_CHECKING:
     from pathlib import Path
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 PACKAGE_TEMPLATES = os.path.join(_PACKAGE, "templates")
 """Where the wheel puts `templates/` (hatch force-include)."""
 SOURCE_TEMPLATES = os.path.join(os.path.dirname(_PACKAGE), "templates")
