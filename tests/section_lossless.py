@@ -52,8 +52,10 @@ ANY = "\x00"
 """In an expected note: any bound (the other arm's, when `allOf` arms merged)."""
 
 UNEXPRESSED = frozenset({"not", "if", "then", "else", "dependentSchemas"})
-"""Keywords whose subschemas no SDK can express: their node degrades with a warning (a
-value under `not` is one the tool refuses, so showing it as allowed would mislead)."""
+"""Keywords whose subschemas no type can express: they only narrow what the node's other
+keywords allow, so the node keeps its type and a note states the condition in full (`not
+{...}`, `if {...} then {...} else {...}`, `if "key" is present: {...}`). Their subschemas
+are not read as the node's own (a value under `not` is one the tool refuses)."""
 
 
 def _escape(char: str) -> str:
@@ -126,6 +128,12 @@ class Expected:
     multiples: list[tuple[str, Any]] = field(default_factory=list)
     """(where, multipleOf): shown as itself or a multiple of it (`allOf` arms take their
     least common multiple)"""
+    structured: list[tuple[str, Any]] = field(default_factory=list)
+    """(where, an object or array `enum`/`const` value): no type spells it, so a note shows
+    its JSON text in full"""
+    conditions: list[tuple[str, str]] = field(default_factory=list)
+    """(where, the JSON text of a narrowing condition: `not`, `if`/`then`/`else`,
+    `dependentSchemas`) that a note must show in full"""
 
 
 def _nodes(schema: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -148,6 +156,43 @@ def _nodes(schema: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
             stack.extend((f"{where}/{i}", v) for i, v in enumerate(node))
 
 
+_NAMED = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_LISTED = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+_SINGLE = (
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+)
+
+
+def keywords_sorted(schema: Any) -> Any:
+    """A schema as a note quotes it: the keywords of every schema object in sorted order
+    (their order is not content); names of properties and definitions, values, and what
+    an unknown keyword holds, as written."""
+    if not isinstance(schema, dict):
+        return schema
+    result = {}
+    for key in sorted(schema):
+        value = schema[key]
+        if key in _NAMED and isinstance(value, dict):
+            value = {name: keywords_sorted(v) for name, v in value.items()}
+        elif key in _LISTED and isinstance(value, list):
+            value = [keywords_sorted(v) for v in value]
+        elif key in _SINGLE:
+            value = keywords_sorted(value)
+        result[key] = value
+    return result
+
+
 def _number(value: Any) -> str:
     return json.dumps(value)
 
@@ -163,11 +208,27 @@ def expected_values(definition: Any) -> Expected:
             if isinstance(description, str) and description.strip():
                 found.texts.append((where, description))
             if isinstance(node.get("enum"), list):
-                found.literals.extend(
-                    (where, v) for v in node["enum"] if not isinstance(v, dict | list)
+                for value in node["enum"]:
+                    kind = found.structured if isinstance(value, dict | list) else found.literals
+                    kind.append((where, value))
+            if "const" in node:
+                kind = (
+                    found.structured if isinstance(node["const"], dict | list) else found.literals
                 )
-            if "const" in node and not isinstance(node["const"], dict | list):
-                found.literals.append((where, node["const"]))
+                kind.append((where, node["const"]))
+            if "not" in node and node["not"] != {}:
+                found.conditions.append((where, ts_value(keywords_sorted(node["not"]))))
+            if "if" in node and ("then" in node or "else" in node):
+                found.conditions.append((where, ts_value(keywords_sorted(node["if"]))))
+                found.conditions.extend(
+                    (where, ts_value(keywords_sorted(node[k])))
+                    for k in ("then", "else")
+                    if k in node
+                )
+            if isinstance(node.get("dependentSchemas"), dict):
+                found.conditions.extend(
+                    (where, ts_value(keywords_sorted(v))) for v in node["dependentSchemas"].values()
+                )
             if "default" in node:
                 found.defaults.append((where, node["default"]))
             examples = node.get("examples")
@@ -209,6 +270,11 @@ def expected_values(definition: Any) -> Expected:
                 found.multiples.append((where, node["multipleOf"]))
             for keyword in ("pattern", "format"):
                 if isinstance(node.get(keyword), str) and node[keyword].strip():
+                    if keyword == "pattern" and where.endswith("/propertyNames"):
+                        # The pattern every key matches is a note of the object's keys.
+                        spelled = shown_value(ts_value(node[keyword]))
+                        found.notes.append((where, f"keys match {spelled}"))
+                        continue
                     found.notes.append((where, f"{keyword}: {shown_value(node[keyword])}"))
     return found
 
@@ -248,6 +314,15 @@ def python_shown(code: str) -> Shown:
             text = text[1:] if text.startswith(" ") else text
             comments.append(PRAGMA_QUOTE.sub("", text))
     constants = [n.value for n in ast.walk(module) if isinstance(n, ast.Constant)]
+    constants += [  # a negative number is the constant under a unary minus
+        -n.operand.value
+        for n in ast.walk(module)
+        if isinstance(n, ast.UnaryOp)
+        and isinstance(n.op, ast.USub)
+        and isinstance(n.operand, ast.Constant)
+        and isinstance(n.operand.value, int | float)
+        and not isinstance(n.operand.value, bool)
+    ]
     defaults = []
     for node in ast.walk(module):
         if isinstance(node, ast.AsyncFunctionDef):
@@ -288,43 +363,85 @@ def _split_comment(line: str) -> tuple[str, str, str]:
     masked = _TS_STRING.sub(lambda m: "x" * len(m.group()), line)
     at = masked.find("// ")
     if at < 0:
+        if masked.endswith("//"):  # an empty comment line
+            return line[:-2], "//", ""
         return line, "", ""
     return line[:at], "// ", line[at + 3 :]
 
 
 # --- `ditto` as a reader expands it ---------------------------------------------------------
+#
+# The rule the `run_code` instructions state, read literally: a field's (or a Python
+# parameter's) comment is the one on its line or the comment lines just before it; a `ditto`
+# on a field's line repeats the comment last written on a field of the same name above, in
+# whichever form. A field is any line that starts (indented) with a key and `:`, quoted or
+# not; nothing here knows which fields the generator may write `ditto` on.
 
-_PY_FIELD = re.compile(r'^\s+"?([A-Za-z_][A-Za-z0-9_]*)"?: ')
-_TS_FIELD = re.compile(r"^\s+([A-Za-z_][A-Za-z0-9_]*)\??: ")
+_TS_FIELD = re.compile(r'^\s+([A-Za-z_$][A-Za-z0-9_$]*|"(?:[^"\\]|\\.)*")\??: ')
+
+
+def _python_lines(text: str) -> tuple[dict[int, tuple[int, str, bool]], dict[int, str]]:
+    """Per line index: its comment (column of the text, text, whether it is the whole
+    line), and the key of the field the line starts with."""
+    lines = text.split("\n")
+    comments: dict[int, tuple[int, str, bool]] = {}
+    keys: dict[int, str] = {}
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    for at, token in enumerate(tokens):
+        row, column = token.start[0] - 1, token.start[1]
+        first = not lines[row][:column].strip()
+        if token.type == tokenize.COMMENT:
+            comments[row] = (column + 2, token.string[2:], first)
+        elif (
+            token.type in (tokenize.NAME, tokenize.STRING)
+            and first
+            and column > 0
+            and tokens[at + 1].type == tokenize.OP
+            and tokens[at + 1].string == ":"
+        ):
+            name = token.string
+            keys[row] = name if token.type == tokenize.NAME else ast.literal_eval(name)
+    return comments, keys
+
+
+def _typescript_lines(text: str) -> tuple[dict[int, tuple[int, str, bool]], dict[int, str]]:
+    comments: dict[int, tuple[int, str, bool]] = {}
+    keys: dict[int, str] = {}
+    for index, line in enumerate(text.split("\n")):
+        head, sep, comment = _split_comment(line)
+        if sep:
+            comments[index] = (len(head) + len(sep), comment, not head.strip())
+        found = _TS_FIELD.match(head)
+        if found is not None:
+            key = found.group(1)
+            keys[index] = json.loads(key) if key.startswith('"') else key
+    return comments, keys
 
 
 def expand_dittos(text: str, language: str) -> str:
-    """The section with every `ditto` comment replaced by the comment last written on a
-    field of the same name above it, the rule the `run_code` instructions state. A
-    `ditto` with no such field above raises KeyError."""
+    """The section with every `ditto` comment on a field's line replaced by the comment
+    last written on a field of the same name above it (on that field's line, or the comment
+    lines just before it, joined by line breaks). A `ditto` with no such field above raises
+    KeyError."""
     lines = text.split("\n")
-    trailing: dict[int, tuple[int, str]] = {}  # line index -> (column, comment text)
-    if language == "python":
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.COMMENT:
-                row, column = token.start
-                trailing[row - 1] = (column + 2, token.string[2:])
-    else:
-        for index, line in enumerate(lines):
-            head, sep, comment = _split_comment(line)
-            if sep:
-                trailing[index] = (len(head) + 3, comment)
-    field = _PY_FIELD if language == "python" else _TS_FIELD
+    comments, keys = (_python_lines if language == "python" else _typescript_lines)(text)
     last: dict[str, str] = {}
-    for index, (column, comment) in sorted(trailing.items()):
-        found = field.match(lines[index])
-        if found is None or not lines[index][:column].strip().rstrip("#/").strip():
-            continue  # a comment line of its own, not a field's trailing comment
-        key = found.group(1)
-        if comment == "ditto":
-            lines[index] = lines[index][:column] + last[key]
-        else:
-            last[key] = comment
+    above: list[str] = []  # the comment lines since the last line of code
+    for index, line in enumerate(lines):
+        comment = comments.get(index)
+        key = keys.get(index)
+        if key is None:
+            above = [*above, comment[1]] if comment is not None and comment[2] else []
+            continue
+        if comment is not None:
+            column, written, _ = comment
+            if written == "ditto":
+                lines[index] = line[:column] + last[key]
+            else:
+                last[key] = written
+        elif above:
+            last[key] = "\n".join(above)
+        above = []
     return "\n".join(lines)
 
 
@@ -364,6 +481,12 @@ def missing(definition: Any, shown: Shown, language: str) -> list[str]:
         choices = ["[^;\n]*".join(map(re.escape, c.split(ANY))) for c in note.split("|")]
         if not any(re.search(choice, shown.notes) for choice in choices):
             problems.append(f"{where}: note {note[:80]!r}")
+    for where, value in expected.structured:
+        if shown_value(ts_value(value)) not in shown.notes:
+            problems.append(f"{where}: enum/const {ts_value(value)[:80]}")
+    for where, condition in expected.conditions:
+        if shown_value(condition) not in shown.notes:
+            problems.append(f"{where}: condition {condition[:80]}")
     for where, step in expected.multiples:
         shown_steps = [float(m) for m in re.findall(r"multiple of ([-\d.e+]+)", shown.notes)]
         if not any(m == step or (m / step).is_integer() for m in shown_steps if step):

@@ -195,19 +195,43 @@ def test_degraded_nodes_warn_with_pointers_and_spare_siblings() -> None:
     assert compiled.catalog is not None
     pointers = {d.pointer for d in compiled.warnings}
     base = "/tools/0/inputSchema/properties"
-    assert pointers == {
-        f"{base}/not_empty/not",
-        f"{base}/conditional/if",
-        f"{base}/remote/$ref",
-        f"{base}/dangling/$ref",
-        f"{base}/dependent/dependentSchemas",
-        f"{base}/conflict/allOf",
-    }
+    assert pointers == {f"{base}/remote/$ref", f"{base}/dangling/$ref", f"{base}/conflict/allOf"}
     [args] = [t for t in compiled.catalog.tools[0].types if t.name == "ConditionalArgs"]
     assert isinstance(args, ir.ObjectType)
     types = {f.key: f.type for f in args.fields}
     assert types["fine"] == ir.Primitive("string")
-    assert isinstance(types["not_empty"], ir.UnknownType)
+    assert isinstance(types["remote"], ir.UnknownType)
+
+
+def test_narrowing_keywords_keep_the_type_and_note_the_condition() -> None:
+    """`not`, `if`/`then`/`else` and `dependentSchemas` only narrow what the other keywords
+    allow: the node keeps its type (a superset, so no valid value is refused), with no
+    warning, and the condition is a note in full, at the root too."""
+    compiled = compile_sources([str(SCHEMAS / "narrowing_keywords.json")])
+    assert compiled.catalog is not None and not compiled.warnings
+    [args] = [t for t in compiled.catalog.tools[0].types if t.name == "PickArgs"]
+    assert isinstance(args, ir.ObjectType)
+    fields = {f.key: f for f in args.fields}
+    assert fields["name"].type == ir.Primitive("string") and fields["name"].required
+    assert fields["name"].docs.notes == ('not {"const": ""}',)
+    assert fields["mode"].required and not fields["target"].required
+    assert args.docs.notes == (
+        'if {"properties": {"mode": {"const": "b"}}} then {"required": ["target"]}',
+    )
+    assert fields["extra"].docs.notes == ('if "a" is present: {"required": ["b"]}',)
+
+
+def test_an_allof_diamond_merges_and_only_true_recursion_degrades() -> None:
+    compiled = compile_sources([str(SCHEMAS / "allof_diamond.json")])
+    assert compiled.catalog is not None
+    assert [d.pointer for d in compiled.warnings] == ["/tools/0/inputSchema/$defs/Y/allOf"]
+    [item] = [t for t in compiled.catalog.tools[0].types if t.name == "Diamond_Item"]
+    assert isinstance(item, ir.ObjectType)
+    assert {f.key: (f.type, f.required) for f in item.fields} == {
+        "left": (ir.Primitive("string"), False),
+        "right": (ir.Primitive("boolean"), False),
+        "value": (ir.Primitive("integer"), True),
+    }
 
 
 def test_unknown_keywords_warn_but_extensions_do_not() -> None:
@@ -691,3 +715,25 @@ def test_draft03_required_flag_makes_the_key_required() -> None:
         ("note", False),
     ]
     assert not compiled.warnings
+
+
+def test_maps_of_union_values_are_typed_whichever_keyword_holds_them() -> None:
+    """`patternProperties` with a union value: typed by it when every key matches the
+    pattern, or beside `additionalProperties`; alone with a narrower pattern, other keys
+    may hold anything, so the map is of any value and a note gives the matching keys'
+    values in full."""
+    compiled = compile_sources([str(SCHEMAS / "inline_docs.json")])
+    assert compiled.catalog is not None
+    tool = next(t for t in compiled.catalog.tools if t.name == "maps")
+    [args] = [t for t in tool.types if t.name == "MapsArgs"]
+    assert isinstance(args, ir.ObjectType)
+    fields = {f.key: f for f in args.fields}
+    typed = ir.MapType(ir.UnionType((ir.Primitive("string"), ir.RefType("Maps_Inc"))))
+    for key in ("catch_all", "additional_only", "both"):
+        assert fields[key].type == typed, key
+    assert isinstance(fields["pattern_only"].type, ir.MapType)
+    assert isinstance(fields["pattern_only"].type.values, ir.AnyType)
+    assert any(
+        note.startswith('values of keys matching "^x": {"anyOf"')
+        for note in fields["pattern_only"].docs.notes
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import difflib
 import json
 import os
 import re
@@ -80,10 +81,54 @@ def test_dittos_expand_to_the_full_comments(language: str) -> None:
         chunks = [module.section_chunk(tool) for tool in catalog.tools]
         short = module.section_sdk_from_chunks(chunks)
         dittos += short.count("ditto\n")
-        assert expand_dittos(short, language) == module.section_sdk_from_chunks(
-            chunks, dittos=False
-        )
+        expanded = expand_dittos(short, language).split("\n")
+        full = module.section_sdk_from_chunks(chunks, dittos=False).split("\n")
+        diff = difflib.unified_diff(full, expanded, "meant", "read", n=1, lineterm="")
+        assert expanded == full, f"{path.name}:\n" + "\n".join(list(diff)[:12])
     assert dittos > 100
+
+
+READER_CASES = {
+    "python": (
+        "async def a(*,\n requestId: int, # The request's ID.\n) -> Any: ...\n"
+        "class B(TypedDict):\n # The request's ID.\n # Two lines.\n requestId: str\n"
+        'C = TypedDict("C", {\n "requestId": int, # ditto\n})\n'
+    ),
+    "typescript": (
+        "declare const tools: {\n a(args: {\n  requestId: number // The request's ID.\n"
+        " }): Promise<JsonValue>\n};\ninterface B {\n // The request's ID.\n"
+        " // Two lines.\n requestId: string\n}\ninterface C {\n requestId: number // ditto\n}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["python", "typescript"])
+def test_the_ditto_reader_counts_every_comment_form(language: str) -> None:
+    """The reader follows the stated rule literally: comment lines just before a field are
+    the comment last written on its name, so this `ditto` means the two lines, not the
+    one-line comment the generator would have repeated had it skipped them."""
+    text = READER_CASES[language]
+    meant = "The request's ID.\nTwo lines."
+    assert expand_dittos(text, language) == text.replace("ditto", meant)
+
+
+def test_ditto_counts_every_comment_form() -> None:
+    """`schemas/ditto_forms.json`: after two comment lines on a `requestId`, a one-line
+    `requestId` comment is written in full (a `ditto` would mean the two lines); the next
+    one is a `ditto`; a comment that reads `ditto` goes before its field. The same on the
+    fields of declared types."""
+    catalog = compile_sources([str(SCHEMAS / "ditto_forms.json")]).catalog
+    assert catalog is not None
+    python = pysection.render_python_section_sdk(catalog)
+    typescript = tssection.render_typescript_section_sdk(catalog)
+    assert python.count("requestId: int, # The request's ID.\n") == 2  # step1, step3
+    assert python.count("requestId: int, # ditto\n") == 1  # step4
+    assert python.count(" # ditto\n remark: str = ...,\n") == 2
+    assert "class Alpha(TypedDict, closed=True):\n requestId: int # The request's ID.\n" in python
+    assert typescript.count("  requestId: number // The request's ID.\n") == 2
+    assert typescript.count("  requestId: number // ditto\n") == 1
+    assert typescript.count("  // ditto\n  remark?: string\n") == 2
+    assert "interface Alpha {\n requestId: number // The request's ID.\n}" in typescript
 
 
 @pytest.mark.parametrize("language", ["python", "typescript"])

@@ -19,7 +19,7 @@ from .. import ir
 from ..errors import Diagnostic, join_pointer
 from ..identifiers import STEM_SEPARATOR, NameAllocator, camel_case, plain_stem, tool_stems
 from ..normalize import DOC_KEYWORDS, TYPE_KEYWORDS, Normalized
-from .doc_keywords import extract_docs, json_text, merge_docs
+from .doc_keywords import extract_docs, json_text, matches_every_key, merge_docs
 from .identity import NodeTable
 from .leaves import LeafUnions, plain_leaf_type
 from .limits import (
@@ -46,7 +46,10 @@ _MEASURED = (ir.UnionType, ir.ArrayType, ir.MapType, ir.TupleType)
 """Nodes whose spelling can outgrow a parser's limits (`_spellable`). Classes in a tuple, not
 `A | B`, which would build a union object on every check."""
 _SCALARS = (str, int, float, bool)
-_DEGRADING = ("not", "if", "then", "else", "dependentSchemas", "$dynamicRef", "$recursiveRef")
+_DEGRADING = ("$dynamicRef", "$recursiveRef")
+"""Keywords a type cannot follow. `not`, `if`/`then`/`else` and `dependentSchemas` only
+narrow what the other keywords allow: the type is built from the others and a note states
+the condition (`doc_keywords.narrowing_notes`); only `not: {}` (nothing) is `Never`."""
 _DEGRADING_SET = frozenset(_DEGRADING)
 _ANY = ir.AnyType()
 """The one any-type node the walk returns (IR nodes are immutable and compare by value): most
@@ -486,10 +489,10 @@ class _ToolBuilder:
     def _node(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
         if not _KNOWN.issuperset(schema):
             self._check_keywords(schema)
+        if "not" in schema and schema["not"] == {} and not _type_keywords(schema):
+            return ir.NeverType()
         if not _DEGRADING_SET.isdisjoint(schema):
             keyword = next(k for k in _DEGRADING if k in schema)
-            if keyword == "not" and schema["not"] == {} and not _type_keywords(schema):
-                return ir.NeverType()
             return self.degrade(schema, keyword, f"{keyword!r} cannot be expressed")
         if "$ref" in schema:
             return self._ref(schema, inline)
@@ -556,12 +559,20 @@ class _ToolBuilder:
                 target = self.scope.resolver.resolve(arm["$ref"])
                 if isinstance(target, str):
                     return self.degrade(schema, "allOf", target)
-                if id(target.node) in self.busy or id(target.node) in seen:
+                if id(target.node) in self.busy:
                     return self.degrade(
                         schema, "allOf", "allOf through a recursive $ref cannot be merged"
                     )
-                seen.add(id(target.node))
-                arm = {**target.node, **{k: v for k, v in arm.items() if k != "$ref"}}
+                beside = {k: v for k, v in arm.items() if k != "$ref"}
+                if id(target.node) in seen:
+                    # Reached again (a diamond: two arms sharing a base): its keywords are
+                    # already in, and A and A is A. Only what stands beside this $ref is new.
+                    if not beside:
+                        continue
+                    arm = beside
+                else:
+                    seen.add(id(target.node))
+                    arm = {**target.node, **beside}
             if "allOf" in arm:
                 pending.extendleft(reversed(arm["allOf"]))
                 arm = {k: v for k, v in arm.items() if k != "allOf"}
@@ -809,6 +820,9 @@ class _ToolBuilder:
                 return None
             return self._bounded(schema, "patternProperties", union(pattern_types))
         if additional is True or additional == {}:
+            if isinstance(patterns, dict) and any(map(matches_every_key, patterns)):
+                # Every key matches such a pattern, so every value is one of its values.
+                return self._bounded(schema, "patternProperties", union(pattern_types))
             return _ANY
         value = self.node(additional, f"{hint}Value", inline + 1)
         if not pattern_types:

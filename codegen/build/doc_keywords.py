@@ -85,9 +85,14 @@ def extract_docs(node: Any, notes: tuple[str, ...] = ()) -> Docs:
     node's too: see `_lift_arms`."""
     if not isinstance(node, dict):
         return Docs(notes=notes) if notes else EMPTY_DOCS
-    if "items" in node:
-        item_notes = _item_notes(node)
-        notes = (*notes, *item_notes) if item_notes else notes
+    if not _INLINE_KEYS.isdisjoint(node):
+        inline = _inline_notes(node)
+        notes = (*notes, *inline) if inline else notes
+    if "enum" in node or "const" in node:
+        structured = _structured_values(node)
+        notes = (*notes, *structured) if structured else notes
+    if not _NARROWING_KEYS.isdisjoint(node):
+        notes = (*notes, *narrowing_notes(node))
     if "anyOf" in node or "oneOf" in node:
         arms = _documented_arms(node)
         if arms:
@@ -151,23 +156,184 @@ def _dict_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _item_notes(node: dict[str, Any]) -> tuple[str, ...]:
-    """The description and note-level keywords of an array's items, which have no place of
-    their own where the item type is spelled inline (`list[str]`): notes beside the field
-    (a named object type does not carry the description of the place it is used in
-    either)."""
-    items = node.get("items")
-    if not isinstance(items, dict):
-        return ()
+_INLINE_KEYS = frozenset(
+    {"items", "additionalProperties", "patternProperties", "propertyNames", "anyOf", "oneOf"}
+)
+"""Keywords whose schemas may be spelled inline in the node's type (`list[str]`,
+`dict[str, int]`, `str | int`), where their own documentation has no place."""
+INLINE_DEPTH = 8
+"""Levels of nested parts (`items.items.values`) whose documentation is gathered."""
+
+
+def _inline_notes(node: dict[str, Any]) -> tuple[str, ...]:
+    """The description and note-level keywords of the parts of a node's type that have no
+    place of their own: an array's items, a map's values (`additionalProperties`, each
+    `patternProperties` schema), its keys (`propertyNames`), at every nesting level
+    (`items.items: ...`), and the inline parts of a union's arms (`arm 1.items: ...`). They
+    become notes beside the field (a named object type does not carry the description of
+    the place it is used in either). The node's own union arms are `_arm_descriptions`'."""
     found: list[str] = []
-    if _described_inline(items, node.get("description")):
-        found.append(f"items: {items['description']}")
-    if "properties" not in items and "$ref" not in items and not _ARM_KEY_SET.isdisjoint(items):
-        # An item type spelled inline (`list[str]`) has no place for its own notes either.
-        shown = [keyword_note(k, items[k]) for k in _ARM_KEYS if k in items]
-        if any(shown):
-            found.append("items: " + "; ".join(text for text in shown if text))
+    _gather(node, "", 0, found, arms=False)
+    return tuple(dict.fromkeys(found))
+
+
+def _gather(node: dict[str, Any], prefix: str, depth: int, found: list[str], arms: bool) -> None:
+    own = node.get("description")
+    for label, part in _inline_parts(node):
+        where = prefix + label
+        if _described_inline(part, own):
+            found.append(f"{where}: {part['description']}")
+        if "properties" not in part and "$ref" not in part:
+            # A part spelled inline (`list[str]`) has no place for its own notes either.
+            skip = "pattern" if label == "keys" else None  # `keys match ...`: `_key_notes`
+            shown = _part_notes(part, skip)
+            if shown:
+                found.append(f"{where}: " + "; ".join(shown))
+            found.extend(f"{where}: {text}" for text in _structured_values(part))
+            if "patternProperties" in part or "propertyNames" in part:
+                found.extend(f"{where}: {text}" for text in _key_notes(part))
+        if depth < INLINE_DEPTH:
+            _gather(part, f"{where}.", depth + 1, found, arms=True)
+    if arms and ("anyOf" in node or "oneOf" in node):
+        union = _documented_arms(node)
+        if union:
+            found.extend(f"{prefix.rstrip('.')}: {text}" for text in _arm_descriptions(node, union))
+            found.extend(f"{prefix.rstrip('.')}: {text}" for text in _lift_arms(node, union)[1])
+    if depth < INLINE_DEPTH and ("anyOf" in node or "oneOf" in node):
+        every = _dict_arms(node)
+        kinds = [arm.get("type") for arm in every]
+        for index, arm in enumerate(every):
+            kind = arm.get("type")
+            named = kind if isinstance(kind, str) and kinds.count(kind) == 1 else f"arm {index + 1}"
+            _gather(arm, f"{prefix}{named}.", depth + 1, found, arms=True)
+
+
+_PAIRS = (
+    ("minimum", "maximum", "{}..{}"),
+    ("minLength", "maxLength", "length {}..{}"),
+    ("minItems", "maxItems", "{}..{} items"),
+    ("minProperties", "maxProperties", "{}..{} keys"),
+)
+"""Bounds shown as one range when both are given, as the renderers' notes show them."""
+
+
+def _part_notes(part: dict[str, Any], skip: str | None) -> list[str]:
+    """A part's note-level keywords, in `_ARM_KEYS` order, a pair of bounds as one range."""
+    paired: dict[str, str] = {}
+    for low, high, spelled in _PAIRS:
+        if _is_bound(low, part.get(low)) and _is_bound(high, part.get(high)):
+            paired[low] = spelled.format(json_text(part[low]), json_text(part[high]))
+            paired[high] = ""
+    shown = []
+    for keyword in _ARM_KEYS:
+        if keyword in part and keyword != skip:
+            text = paired[keyword] if keyword in paired else keyword_note(keyword, part[keyword])
+            if text:
+                shown.append(text)
+    return shown
+
+
+def _inline_parts(node: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(label, schema) of each part of a node that its type spells inline."""
+    parts: list[tuple[str, dict[str, Any]]] = []
+    items = node.get("items")
+    if isinstance(items, dict) and items:
+        parts.append(("items", items))
+    additional = node.get("additionalProperties")
+    if isinstance(additional, dict) and additional and additional != {"not": {}}:
+        parts.append(("values", additional))
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, dict):
+        for pattern, schema in patterns.items():
+            if isinstance(schema, dict) and schema:
+                parts.append((f"values of keys matching {json_text(pattern)}", schema))
+    names = node.get("propertyNames")
+    if isinstance(names, dict) and names:
+        parts.append(("keys", names))
+    return parts
+
+
+_NARROWING_KEYS = frozenset({"not", "if", "dependentSchemas"})
+"""Keywords that only narrow what the node's other keywords allow: the types leave them out
+(what they admit is a superset, so no valid value is refused) and a note states them."""
+
+
+_SUBSCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+_SUBSCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems", "items"})
+_SUBSCHEMAS = frozenset(
+    {
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contentSchema",
+    }
+)
+
+
+def schema_text(schema: Any) -> str:
+    """A subschema's JSON text for a note, its keywords sorted at every schema level: the
+    order of keywords says nothing, so it never shows (the order of `properties` and
+    `$defs` entries, and of `enum` or `default` values, is content and stays)."""
+    return json_text(_canonical(schema))
+
+
+def _canonical(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    result: dict[str, Any] = {}
+    for key in sorted(schema):
+        value = schema[key]
+        if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+            value = {k: _canonical(v) for k, v in value.items()}
+        elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+            value = [_canonical(v) for v in value]
+        elif key in _SUBSCHEMAS:
+            value = _canonical(value)
+        result[key] = value
+    return result
+
+
+def narrowing_notes(node: dict[str, Any]) -> tuple[str, ...]:
+    """The conditions a type cannot spell, in full: `not {...}`, `if {...} then {...} else
+    {...}`, and `dependentSchemas` as `if "key" is present: {...}`."""
+    found = []
+    if "not" in node and node["not"] != {}:
+        found.append(f"not {schema_text(node['not'])}")
+    if isinstance(node.get("if"), dict | bool) and ("then" in node or "else" in node):
+        text = f"if {schema_text(node['if'])}"
+        if "then" in node:
+            text += f" then {schema_text(node['then'])}"
+        if "else" in node:
+            text += f" else {schema_text(node['else'])}"
+        found.append(text)
+    dependent = node.get("dependentSchemas")
+    if isinstance(dependent, dict):
+        found.extend(
+            f"if {json_text(key)} is present: {schema_text(schema)}"
+            for key, schema in dependent.items()
+        )
     return tuple(found)
+
+
+def _structured_values(node: dict[str, Any]) -> tuple[str, ...]:
+    """Object and array values of `enum` and `const`, which no type spells (the type says
+    only `dict[str, Any]`): shown in full as a note."""
+    if "const" in node and isinstance(node["const"], dict | list):
+        return (f"always {json_text(node['const'])}",)
+    values = node.get("enum")
+    if isinstance(values, list) and any(isinstance(v, dict | list) for v in values):
+        return ("one of " + ", ".join(json_text(v) for v in values),)
+    return ()
 
 
 def _arm_descriptions(node: dict[str, Any], arms: list[dict[str, Any]]) -> list[str]:
@@ -302,10 +468,30 @@ def _key_notes(node: dict[str, Any]) -> tuple[str, ...]:
     patterns = node.get("patternProperties")
     if isinstance(patterns, dict) and patterns:
         notes.append("other keys match " + " or ".join(map(json_text, patterns)))
+        additional = node.get("additionalProperties", True)
+        if (additional is True or additional == {}) and not any(
+            pattern in _EVERY_KEY for pattern in patterns
+        ):
+            # Other keys may hold anything, so the type is `dict[str, Any]`: the values of
+            # the keys that match are told here, in full.
+            notes.extend(
+                f"values of keys matching {json_text(pattern)}: {schema_text(schema)}"
+                for pattern, schema in patterns.items()
+                if isinstance(schema, dict) and schema
+            )
     names = node.get("propertyNames")
     if isinstance(names, dict) and isinstance(names.get("pattern"), str):
         notes.append(f"keys match {json_text(names['pattern'])}")
     return tuple(notes)
+
+
+_EVERY_KEY = frozenset({"", "^", "$", ".*", "^.*", ".*$", "^.*$", "(.*)", "^(.*)$", "^[\\s\\S]*$"})
+"""`patternProperties` patterns that every key matches (a search, not a full match): the
+builder types the map's values by them."""
+
+
+def matches_every_key(pattern: str) -> bool:
+    return pattern in _EVERY_KEY
 
 
 def _is_bound(keyword: str, value: Any) -> bool:

@@ -47,12 +47,25 @@ _UNBOUND = (
 )
 
 
+class Conditional_ArgsConditional(TypedDict):
+    kind: NotRequired[str]
+    # Other keys are allowed; type checkers reject them.
+
+
+class Conditional_ArgsDependent(TypedDict):
+    a: NotRequired[str]
+    # Other keys are allowed; type checkers reject them.
+
+
 class ConditionalArgs(TypedDict):
-    not_empty: NotRequired[Any]
-    conditional: NotRequired[Any]
+    # not {"const": ""}
+    not_empty: NotRequired[str]
+    # if {"properties": {"kind": {"const": "a"}}} then {"required": ["a"]}
+    conditional: NotRequired[Conditional_ArgsConditional]
     remote: NotRequired[Any]
     dangling: NotRequired[Any]
-    dependent: NotRequired[Any]
+    # if "a" is present: {"required": ["b"]}
+    dependent: NotRequired[Conditional_ArgsDependent]
     conflict: NotRequired[Any]
     # Untouched by its degraded siblings
     fine: str

@@ -59,6 +59,7 @@ class SetModeArgs(TypedDict):
     answer: NotRequired[Literal[42]]
     enabled: NotRequired[Literal[False]]
     quoted: NotRequired[Literal["it's", 'say "hi"', "back\\slash", "new\nline"]]
+    # one of [1, 2], {"a": 1}, "plain"
     compound: NotRequired[Literal["plain"] | list[Any] | dict[str, Any]]
 
 

@@ -3,12 +3,25 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
+interface Conditional_ArgsConditional {
+  kind?: string;
+  [key: string]: JsonValue | undefined;
+}
+
+interface Conditional_ArgsDependent {
+  a?: string;
+  [key: string]: JsonValue | undefined;
+}
+
 interface ConditionalArgs {
-  not_empty?: unknown;
-  conditional?: unknown;
+  /** not {"const": ""} */
+  not_empty?: string;
+  /** if {"properties": {"kind": {"const": "a"}}} then {"required": ["a"]} */
+  conditional?: Conditional_ArgsConditional;
   remote?: unknown;
   dangling?: unknown;
-  dependent?: unknown;
+  /** if "a" is present: {"required": ["b"]} */
+  dependent?: Conditional_ArgsDependent;
   conflict?: unknown;
   /** Untouched by its degraded siblings */
   fine: string;

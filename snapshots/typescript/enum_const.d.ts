@@ -14,6 +14,7 @@ interface SetModeArgs {
   answer?: 42;
   enabled?: false;
   quoted?: "it's" | "say \"hi\"" | "back\\slash" | "new\nline";
+  /** one of [1, 2], {"a": 1}, "plain" */
   compound?: "plain" | JsonValue[] | { [key: string]: JsonValue };
 }
 

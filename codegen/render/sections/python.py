@@ -14,9 +14,9 @@ and still valid: it parses, and `mypy --strict` and `pyright` strict accept it a
   form is `await tools["get-user"](...)`. So is a name an earlier tool's type already holds.
 - Docs are one trailing `# ` comment when they fit on one line (description, then on the
   same line the compact notes the module shows too: `Max. default: 10; 1..100`), comment
-  lines above otherwise; tool descriptions are docstrings. A field's comment that repeats
-  the last one on a field of its name is `# ditto` (`dittos`). Indentation is one space
-  and there are no blank lines.
+  lines above otherwise; tool descriptions are docstrings. A field's one-line comment that
+  repeats the comment last written on a field of its name, in either form, is `# ditto`
+  (`dittos`). Indentation is one space and there are no blank lines.
 - TypedDicts follow PEP 728: `closed=True` marks an object that takes no other keys, a
   plain one takes any; `total=False` with `Required[...]` where most keys are optional.
 - Nested types are named after their field, and a shape an earlier tool declared is reused
@@ -40,8 +40,9 @@ from ..python.sdk import literal_expr, type_expr
 from ..python.strings import comment_lines, docstring, json_to_py, py_str
 from ..templates import render
 from ..text import description_lines
-from .dittos import Dittos, dittoable
+from .dittos import Dittos, dittoable, on_its_line
 from .dittos import mark as ditto_mark
+from .dittos import mark_above as ditto_mark_above
 from .short_names import (
     PYTHON_RESERVED,
     TYPING_NAMES,
@@ -84,16 +85,20 @@ def doc_lines(docs: ir.Docs, extra: Sequence[str] = (), skip_default: bool = Fal
 
 
 def attach(line: str, docs: Sequence[str], indent: str, key: str = "") -> list[str]:
-    """`line` with its docs: one trailing comment, or comment lines above it. The trailing
-    comment of a field or parameter `key` is marked for `dittos`."""
+    """`line` with its docs: one trailing comment, or comment lines above it. The comment
+    of a field or parameter `key`, in either form, is marked for `dittos`."""
     if not docs:
         return [line]
-    if len(docs) == 1:
+    if on_its_line(docs, key):
         comment = comment_lines(docs, "")[0]
         if key and dittoable(key):
             comment = "# " + ditto_mark(key, comment[2:])
         return [f"{line} {comment}"]
-    return [*comment_lines(docs, indent), line]
+    above = comment_lines(docs, indent)
+    if key and dittoable(key):
+        texts = [text[len(indent) + 2 :] for text in above]
+        above[0] = ditto_mark_above(key, texts) + above[0]
+    return [*above, line]
 
 
 # --- defaults -------------------------------------------------------------------------

@@ -13,8 +13,9 @@ reader that pays per token:
   above otherwise. Indentation is one space per level; no blank lines.
 - Named types come after `tools`, under the same short names as the Python section's
   (`short_names`). Object types are open in TypeScript, so only an object whose other
-  keys have a type (or an empty open one) gets an index signature. A field's comment that
-  repeats the last one on a field of its name is `// ditto` (`dittos`).
+  keys have a type (or an empty open one) gets an index signature. A field's one-line
+  comment that repeats the comment last written on a field of its name, in either form, is
+  `// ditto` (`dittos`).
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from ..notes import notes, with_notes
 from ..templates import render
 from ..text import description_lines
 from ..typescript.sdk import comment_safe, index_value, spell, ts_key
-from .dittos import Dittos, dittoable
+from .dittos import Dittos, dittoable, on_its_line
 from .dittos import mark as ditto_mark
+from .dittos import mark_above as ditto_mark_above
 from .short_names import (
     Declaration,
     Placed,
@@ -59,16 +61,20 @@ def comments(lines: Sequence[str], indent: str) -> list[str]:
 
 
 def attach(line: str, docs: Sequence[str], indent: str, key: str = "") -> list[str]:
-    """`line` with its docs: one trailing comment, or comment lines above it. The trailing
-    comment of a field `key` is marked for `dittos`."""
+    """`line` with its docs: one trailing comment, or comment lines above it. The comment
+    of a field `key`, in either form, is marked for `dittos`."""
     if not docs:
         return [line]
-    if len(docs) == 1:
+    if on_its_line(docs, key):
         comment = comment_safe(docs[0]).rstrip()
         if key and dittoable(key):
             comment = ditto_mark(key, comment)
         return [f"{line} // {comment}".rstrip()]
-    return [*comments(docs, indent), line]
+    above = comments(docs, indent)
+    if key and dittoable(key):
+        texts = [text[len(indent) + 3 :] for text in above]
+        above[0] = ditto_mark_above(key, texts) + above[0]
+    return [*above, line]
 
 
 ONE_LINE = 100
