@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from ..ir import EMPTY_DOCS, Docs
+from ..normalize import LIST_KEYWORDS, MAP_KEYWORDS, SINGLE_KEYWORDS
 
 CONSTRAINTS = (
     "minimum",
@@ -258,28 +259,6 @@ _NARROWING_KEYS = frozenset({"not", "if", "dependentSchemas"})
 (what they admit is a superset, so no valid value is refused) and a note states them."""
 
 
-_SUBSCHEMA_MAPS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
-_SUBSCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems", "items"})
-_SUBSCHEMAS = frozenset(
-    {
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contains",
-        "propertyNames",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contentSchema",
-    }
-)
-
-
 def schema_text(schema: Any) -> str:
     """A subschema's JSON text for a note, its keywords sorted at every schema level: the
     order of keywords says nothing, so it never shows (the order of `properties` and
@@ -293,11 +272,11 @@ def _canonical(schema: Any) -> Any:
     result: dict[str, Any] = {}
     for key in sorted(schema):
         value = schema[key]
-        if key in _SUBSCHEMA_MAPS and isinstance(value, dict):
+        if key in MAP_KEYWORDS and isinstance(value, dict):
             value = {k: _canonical(v) for k, v in value.items()}
-        elif key in _SUBSCHEMA_LISTS and isinstance(value, list):
+        elif key in LIST_KEYWORDS and isinstance(value, list):
             value = [_canonical(v) for v in value]
-        elif key in _SUBSCHEMAS:
+        elif key in SINGLE_KEYWORDS:
             value = _canonical(value)
         result[key] = value
     return result
