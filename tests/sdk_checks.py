@@ -196,7 +196,9 @@ PRAGMA = re.compile(
 )
 """A comment that some checker or formatter obeys."""
 
-SUBSCRIPTABLE = frozenset({"Literal", "NotRequired", "list", "dict", "tuple"})
+SUBSCRIPTABLE = frozenset(
+    {"Literal", "NotRequired", "list", "dict", "tuple", "SequenceNotStr", "Mapping"}
+)
 TYPE_NAMES = frozenset({"Any", "Never", "str", "int", "float", "bool"})
 
 
@@ -353,8 +355,9 @@ def _check_contents(
     _check_tokens(text)
 
 
-HEADER_STATEMENTS = 6
-"""Docstring, two imports, `ToolCallError`, `_UnboundTools` and its message."""
+HEADER_STATEMENTS = 7
+"""Docstring, two imports, `SequenceNotStr` (under `if TYPE_CHECKING`), `ToolCallError`,
+`_UnboundTools` and its message."""
 
 
 @cache
@@ -371,16 +374,19 @@ def python_model_header() -> str:
 
 
 def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
-    """The module holds exactly: docstring, the two imports, ToolCallError, the unbound
-    placeholder and its message, one statement per named type in IR order, the Tools
-    `ToolName`, the Tools protocol (methods, then one `__getitem__` per tool) and `tools`."""
+    """The module holds exactly: docstring, the two imports, `SequenceNotStr` (a protocol
+    for checkers, `Sequence` at runtime), ToolCallError, the unbound placeholder and its
+    message, one statement per named type in IR order, the Tools `ToolName`, the Tools
+    protocol (methods, then one `__getitem__` per tool) and `tools`."""
     body = module.body
     assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
     assert isinstance(body[1], ast.ImportFrom) and body[1].module == "collections.abc"
     assert isinstance(body[2], ast.ImportFrom) and body[2].module == "typing"
-    assert isinstance(body[3], ast.ClassDef) and body[3].name == "ToolCallError"
-    assert isinstance(body[4], ast.ClassDef) and body[4].name == "_UnboundTools"
-    assert isinstance(body[5], ast.Assign) and ast.unparse(body[5].targets[0]) == "_UNBOUND"
+    assert isinstance(body[3], ast.If) and ast.unparse(body[3].test) == "TYPE_CHECKING"
+    assert [ast.unparse(node) for node in body[3].orelse] == ["SequenceNotStr = Sequence"]
+    assert isinstance(body[4], ast.ClassDef) and body[4].name == "ToolCallError"
+    assert isinstance(body[5], ast.ClassDef) and body[5].name == "_UnboundTools"
+    assert isinstance(body[6], ast.Assign) and ast.unparse(body[6].targets[0]) == "_UNBOUND"
     declared = body[HEADER_STATEMENTS:-3]
     assert [_declared_name(node) for node in declared] == [t.name for t in catalog.types]
     tools_class = body[-2]
@@ -478,7 +484,10 @@ def _check_declaration(
     if isinstance(named, ir.ObjectType) and spelled_as_map(named):
         require(isinstance(node, ast.AnnAssign) and node.value is not None, where)
         assert isinstance(node, ast.AnnAssign) and node.value is not None
-        require(ast.unparse(node.value).startswith("dict[str, "), f"{where}: not a map")
+        require(
+            ast.unparse(node.value).startswith(("dict[str, ", "Mapping[str, ")),
+            f"{where}: not a map",
+        )
         _check_annotation(node.value, names, set(), where)
         return
     if isinstance(named, ir.AliasType):

@@ -226,7 +226,7 @@ def test_bfcl_json_lines_with_input_schema_keys_are_detected(
     status, out, _ = cli(capsys, "sdk", str(source), "--lang", "python")
     assert status == 0
     assert "    amount: float\n" in out
-    assert "    values: NotRequired[list[float]]\n" in out
+    assert "    values: NotRequired[SequenceNotStr[float]]\n" in out
     # An Anthropic tool with a JSON-Schema mistake stays Anthropic and its error says so.
     source.write_text(
         json.dumps(

@@ -169,9 +169,17 @@ def test_hostile_text_never_changes_the_module(
     module = ast.parse(text)
     assert black.format_str(text, mode=MODE) == text
     kinds = [type(node).__name__ for node in module.body]
-    assert kinds[:6] == ["Expr", "ImportFrom", "ImportFrom", "ClassDef", "ClassDef", "Assign"]
+    assert kinds[:7] == [
+        "Expr",
+        "ImportFrom",
+        "ImportFrom",
+        "If",
+        "ClassDef",
+        "ClassDef",
+        "Assign",
+    ]
     assert kinds[-3:] == ["AnnAssign", "ClassDef", "AnnAssign"]
-    assert len(kinds) == 9 + len(compiled.catalog.types)
+    assert len(kinds) == 10 + len(compiled.catalog.types)
     tools_class = module.body[-2]
     assert isinstance(tools_class, ast.ClassDef)
     for node in tools_class.body:

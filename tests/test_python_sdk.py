@@ -20,9 +20,19 @@ import black
 import pytest
 
 from codegen import ir
+from codegen.build import limits
 from codegen.engine import compile_sources, compile_value
-from codegen.render.python.sdk import render_python_sdk
+from codegen.render.python.black_layout import flat
+from codegen.render.python.sdk import (
+    ARMS_BOUND,
+    DEPTH_BOUND,
+    argument_type_expr,
+    argument_types,
+    render_python_sdk,
+    type_expr,
+)
 from codegen.render.sections.python import render_python_section_sdk as render_python_model_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk
 from codegen.schema_spelling import json_schema_to_py
 from conftest import CORPUS_FILES, EVERY_FILE, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
 from sdk_checks import check_python, check_python_model, check_structure
@@ -224,7 +234,7 @@ def test_an_empty_property_name_passes_pyright(tmp_path: Path) -> None:
     )
     assert mypy.returncode == 0, mypy.stdout
     text = (tmp_path / "empty_key.py").read_text(encoding="utf-8")
-    assert "TArgs: TypeAlias = dict[str, Any]" in text and '#   "": str, optional' in text
+    assert "TArgs: TypeAlias = Mapping[str, Any]" in text and '#   "": str, optional' in text
     check_python(text, catalog)
 
 
@@ -314,6 +324,104 @@ def test_json_schema_to_py_is_total() -> None:
         {"anyOf": "no"},
     ):
         assert isinstance(json_schema_to_py(hostile), str)
+
+
+NUMBER = ir.Primitive("number")
+STRING = ir.Primitive("string")
+POINT = ir.TupleType((NUMBER, NUMBER), 2, None)
+
+
+@pytest.mark.parametrize(
+    "node, expected",
+    [
+        (ir.ArrayType(NUMBER), "SequenceNotStr[float]"),
+        (ir.ArrayType(ir.ArrayType(ir.RefType("Item"))), "SequenceNotStr[SequenceNotStr[Item]]"),
+        (POINT, "tuple[float, float] | SequenceNotStr[float]"),
+        (ir.ArrayType(POINT), "SequenceNotStr[tuple[float, float] | SequenceNotStr[float]]"),
+        (
+            ir.TupleType((STRING, NUMBER), 1, ir.Primitive("boolean")),
+            "tuple[str] | tuple[str, float, *tuple[bool, ...]] | SequenceNotStr[str | float | bool]",
+        ),
+        (ir.TupleType((), 0, None), "tuple[()] | SequenceNotStr[Never]"),
+        (ir.TupleType((STRING,) * 10, 0, None), "SequenceNotStr[str]"),
+        (ir.MapType(NUMBER), "Mapping[str, float]"),
+        (ir.MapType(ir.AnyType()), "Mapping[str, Any]"),
+        (
+            ir.UnionType((ir.ArrayType(NUMBER), ir.ArrayType(ir.ArrayType(NUMBER)))),
+            "SequenceNotStr[float | SequenceNotStr[float]]",
+        ),
+        (
+            ir.UnionType((STRING, ir.ArrayType(STRING), ir.ArrayType(ir.RefType("Ref")))),
+            "str | SequenceNotStr[str | Ref]",
+        ),
+        (
+            ir.UnionType((POINT, ir.ArrayType(POINT))),
+            "tuple[float, float]"
+            " | SequenceNotStr[float | tuple[float, float] | SequenceNotStr[float]]",
+        ),
+        (
+            ir.UnionType((ir.MapType(NUMBER), ir.Primitive("null"), ir.MapType(STRING))),
+            "Mapping[str, float | str] | None",
+        ),
+        (
+            ir.UnionType((ir.LiteralType(("a", None)), ir.ArrayType(NUMBER))),
+            'Literal["a"] | None | SequenceNotStr[float]',
+        ),
+    ],
+)
+def test_argument_spelling(node: ir.TypeNode, expected: str) -> None:
+    """What a caller passes: covariant arrays that are never a `str`, tuples that also
+    take a list, `Mapping`s, and one array arm per union (mypy #6079); the output's spelling
+    of the same node is unchanged."""
+    assert flat(argument_type_expr(node)) == expected
+    assert "SequenceNotStr" not in flat(type_expr(node))
+
+
+def test_argument_spelling_stays_within_the_build_limits() -> None:
+    """Joining two arrays of 200 item types each would make a union of 400 arms (pyright
+    reads at most 256), and so would a tuple's list of its 250 item types beside another
+    array: the spelling falls back to the output's shape, made covariant."""
+    assert ARMS_BOUND == limits.ARMS_LIMIT and DEPTH_BOUND == limits.EXPRESSION_LIMIT
+    names = [ir.RefType(f"T{i}") for i in range(400)]
+    node = ir.UnionType(
+        (
+            ir.ArrayType(ir.UnionType(tuple(names[:200]))),
+            ir.ArrayType(ir.UnionType(tuple(names[200:]))),
+        )
+    )
+    spelled = flat(argument_type_expr(node))
+    assert spelled == flat(type_expr(node)).replace("list[", "SequenceNotStr[")
+    assert spelled.count("SequenceNotStr[") == 2
+    wide = ir.UnionType((ir.TupleType(tuple(names[:250]), 250, None), ir.ArrayType(STRING)))
+    assert flat(argument_type_expr(wide)) == flat(type_expr(wide)).replace(
+        "list[", "SequenceNotStr["
+    )
+
+
+def _tool(name: str, args: ir.TypeNode, output: ir.TypeNode, *types: ir.NamedType) -> ir.Tool:
+    return ir.Tool(name, None, None, args, output, types)
+
+
+def test_a_type_both_sides_reach_is_spelled_for_arguments() -> None:
+    """The build gives arguments and result separate types (separate schema documents);
+    were one type reached from both, its one declaration takes the argument spelling, so a
+    result's value passes back as an argument. A type only the result reaches keeps `list`."""
+    shared = ir.ObjectType("TShared", (ir.Field("xs", ir.ArrayType(NUMBER), True),), None)
+    only_out = ir.ObjectType("T_Out", (ir.Field("ys", ir.ArrayType(NUMBER), True),), None)
+    args = ir.ObjectType("TArgs", (ir.Field("s", ir.RefType("TShared"), True),), None)
+    output = ir.ObjectType(
+        "TOutput",
+        (ir.Field("s", ir.RefType("TShared"), True), ir.Field("o", ir.RefType("T_Out"), True)),
+        None,
+    )
+    tool = _tool("t", ir.RefType("TArgs"), ir.RefType("TOutput"), shared, only_out, args, output)
+    assert argument_types(tool) == {"TArgs", "TShared"}
+    text = render_python_sdk(ir.Catalog((tool,)))
+    assert "class TShared(TypedDict):\n    xs: SequenceNotStr[float]\n" in text
+    assert "class T_Out(TypedDict):\n    ys: list[float]\n" in text
+    declarations = render_typescript_sdk(ir.Catalog((tool,)))
+    assert "interface TShared {\n  xs: readonly number[];\n}" in declarations
+    assert "interface T_Out {\n  ys: number[];\n}" in declarations
 
 
 def test_public_api_accepts_a_catalog() -> None:

@@ -4,11 +4,17 @@ every wrong one, through the method and through `tools["<exact name>"]`.
 For each catalog (every corpus file alone, each corpus folder of server dumps as one
 `--namespace` catalog, and servers harvested live) the test renders the SDK and a caller
 module that makes, per tool and per call form: one correct call (a value built from the IR
-for every required key) whose result must have exactly the tool's result type
-(`assert_type`), one call with a misspelled key, and one with a value of the wrong type
-(`bytes`, which no JSON type admits). `mypy --strict` and `pyright` strict run once over
-all of them; every correct line must be clean and every wrong line reported, the misspelled
-key named in the message. A misspelled tool name is reported too.
+for every required key, as a caller writes it: an integer for a number, lists for arrays
+and tuples) whose result must have exactly the tool's result type (`assert_type`), one call
+with a misspelled key, one with a value of the wrong type (`bytes`, which no JSON type
+admits) and, where a key takes an array, one with a string for it. `mypy --strict` and
+`pyright` strict run once over all of them; every correct line must be clean and every
+wrong line reported, the misspelled key named in the message. A misspelled tool name is
+reported too.
+
+`schemas/argument_arrays.json` is called by hand (`NATURAL_CALLS`): integers in arrays of
+numbers and in a union of arrays, lists and `list[int]` variables for tuples, lists of
+dict literals for arrays of objects, and the wrong values each must still catch.
 """
 
 from __future__ import annotations
@@ -61,32 +67,36 @@ class Counts:
 
 
 class _Values:
-    """A Python literal that a type admits, built from the IR; None when none can be built
-    (a required `Never`, or a required key that only recursion can fill)."""
+    """A Python literal that a type admits, built from the IR as a caller writes it: an
+    integer for a number, a list of one item for an array, a list for a tuple, a dict of
+    one key for a map; None when none can be built (a required `Never`, or a required key
+    that only recursion can fill)."""
 
     def __init__(self, catalog: ir.Catalog) -> None:
         self.named = {t.name: t for t in catalog.types}
 
     def of(self, node: ir.TypeNode, path: frozenset[str] = frozenset()) -> str | None:
         if isinstance(node, ir.Primitive):
-            return {"string": '"s"', "integer": "1", "number": "1.5", "boolean": "True"}.get(
+            return {"string": '"s"', "integer": "1", "number": "1", "boolean": "True"}.get(
                 node.kind, "None"
             )
         if isinstance(node, ir.LiteralType):
             return py_literal(node.values[0]) if node.values else None
         if isinstance(node, ir.ArrayType):
-            return "[]"
+            item = self.of(node.items, path)
+            return "[]" if item is None else f"[{item}]"
         if isinstance(node, ir.MapType):
-            return "{}"
+            value = self.of(node.values, path)
+            return "{}" if value is None else f'{{"k": {value}}}'
+
         if isinstance(node, ir.AnyType | ir.UnknownType):
             return "None"
         if isinstance(node, ir.NeverType):
             return None
         if isinstance(node, ir.TupleType):
             items = [self.of(item, path) for item in node.items[: node.min_items]]
-            if any(item is None for item in items):
-                return None
-            return "(" + "".join(f"{item}, " for item in items) + ")"
+            built = [item for item in items if item is not None]
+            return "[" + ", ".join(built) + "]" if len(built) == len(items) else None
         if isinstance(node, ir.UnionType):
             return next((v for arm in node.arms if (v := self.of(arm, path)) is not None), None)
         assert isinstance(node, ir.RefType)
@@ -174,8 +184,9 @@ def caller_lines(module: str, catalog: ir.Catalog, counts: Counts) -> tuple[str,
 
 
 def _wrong_calls(values: _Values, target: ir.ObjectType) -> Iterator[tuple[str | None, str]]:
-    """A call with a misspelled key and one with a wrong value (each with the word the report
-    must name), built on a correct call; None where the type cannot be built."""
+    """A call with a misspelled key, one with a wrong value and, when a key takes an array,
+    one with a string for it (each with the word the report must name), built on a correct
+    call; None where the type cannot be built."""
     keys = {item.key for item in target.fields}
     chosen = next((f for f in target.fields if f.required), None) or next(iter(target.fields), None)
     if chosen is None:
@@ -193,6 +204,10 @@ def _wrong_calls(values: _Values, target: ir.ObjectType) -> Iterator[tuple[str |
     else:
         rest = values.object(target, frozenset({target.name}), skip=typed.key)
         yield _with_entry(rest, f"{py_str(typed.key)}: {WRONG_VALUE}"), ""
+    array = next((f for f in target.fields if isinstance(f.type, ir.ArrayType)), None)
+    if array is not None:  # `Sequence[str]` would take a string
+        rest = values.object(target, frozenset({target.name}), skip=array.key)
+        yield _with_entry(rest, f'{py_str(array.key)}: "s"'), ""
 
 
 def _with_entry(literal: str | None, entry: str) -> str | None:
@@ -291,8 +306,8 @@ def _check(findings: dict[str, dict[int, list[str]]], expected: dict[str, Expect
     assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} problems)"
 
 
-def test_mypy_strict_checks_every_call(callers: tuple[Path, dict[str, Expectations]]) -> None:
-    directory, expected = callers
+def mypy_findings(directory: Path, files: list[str]) -> dict[str, dict[int, list[str]]]:
+    """`mypy --strict` over `files` (in `directory`): file -> line -> error messages."""
     run = subprocess.run(
         [
             sys.executable,
@@ -304,7 +319,7 @@ def test_mypy_strict_checks_every_call(callers: tuple[Path, dict[str, Expectatio
             "--no-incremental",
             "--cache-dir",
             str(directory / ".mypy_cache"),
-            *sorted(expected),
+            *files,
         ],
         cwd=directory,
         capture_output=True,
@@ -318,14 +333,15 @@ def test_mypy_strict_checks_every_call(callers: tuple[Path, dict[str, Expectatio
         if match[3] == "error":
             findings.setdefault(match[1], {}).setdefault(int(match[2]), []).append(match[4])
     assert run.returncode in (0, 1), run.stderr
-    _check(findings, expected)
+    return findings
 
 
-def test_pyright_strict_checks_every_call(callers: tuple[Path, dict[str, Expectations]]) -> None:
-    directory, expected = callers
+def pyright_findings(directory: Path, files: list[str]) -> dict[str, dict[int, list[str]]]:
+    """`pyright` strict (the directory's `pyrightconfig.json`) over `files`: file -> line ->
+    error messages."""
     pyright = shutil.which("pyright") or str(Path(sys.executable).parent / "pyright")
     run = subprocess.run(
-        [pyright, "--outputjson", "--project", str(directory), *sorted(expected)],
+        [pyright, "--outputjson", "--project", str(directory), *files],
         cwd=directory,
         capture_output=True,
         text=True,
@@ -339,7 +355,144 @@ def test_pyright_strict_checks_every_call(callers: tuple[Path, dict[str, Expecta
         name = Path(diagnostic["file"]).name
         line = diagnostic["range"]["start"]["line"] + 1
         findings.setdefault(name, {}).setdefault(line, []).append(diagnostic["message"])
-    _check(findings, expected)
+    return findings
+
+
+def test_mypy_strict_checks_every_call(callers: tuple[Path, dict[str, Expectations]]) -> None:
+    directory, expected = callers
+    _check(mypy_findings(directory, sorted(expected)), expected)
+
+
+def test_pyright_strict_checks_every_call(callers: tuple[Path, dict[str, Expectations]]) -> None:
+    directory, expected = callers
+    _check(pyright_findings(directory, sorted(expected)), expected)
+
+
+# --- argument arrays as callers write them ------------------------------------------------
+
+ARGUMENT_ARRAYS = ROOT / "schemas" / "argument_arrays.json"
+REQUIRED = '"geometry": [], "center": [0, 0]'
+"""The required keys of `draw_shape`, to which each call below adds one."""
+OK = None
+
+NATURAL_CALLS: list[tuple[str, str | None]] = [
+    # integers where numbers are expected, in a union of arrays, and a list for a tuple
+    ('{"geometry": [-77, 38], "center": [-77, 38.9]}', OK),
+    ('{"geometry": [[-77, 38], [-76.5, 39], [-77, 38]], "center": [-77, 38]}', OK),
+    ('{"geometry": [[1, 2]], "center": (-77, 38)}', OK),
+    ('{"geometry": RING, "center": POINT}', OK),
+    ('{"geometry": [RING, [1.5, 2.5]], "center": POINT}', OK),
+    ('{"geometry": RING_TUPLE, "center": INT_POINT}', OK),
+    (f'{{{REQUIRED}, "weights": [1, 2, 3.5]}}', OK),
+    (f'{{{REQUIRED}, "weights": RING}}', OK),
+    (f'{{{REQUIRED}, "scale": {{"x": 1, "y": 2.5}}}}', OK),
+    (f'{{{REQUIRED}, "scale": SCALE}}', OK),
+    (f'{{{REQUIRED}, "span": [1, "a"]}}', OK),
+    (f'{{{REQUIRED}, "span": (1, "a")}}', OK),
+    (f'{{{REQUIRED}, "span": [1]}}', OK),
+    # arrays of objects: lists of dict literals, nested, and in a union of arrays
+    (f'{{{REQUIRED}, "labels": [{{"text": "a", "at": [1, 2]}}, {{"text": "b"}}]}}', OK),
+    (f'{{{REQUIRED}, "layers": [[{{"id": "x"}}, {{"id": "y", "version": 2}}], []]}}', OK),
+    (f'{{{REQUIRED}, "layers": [REFS]}}', OK),
+    (f'{{{REQUIRED}, "targets": ["a", "b"]}}', OK),
+    (f'{{{REQUIRED}, "targets": [{{"id": "a"}}, {{"id": "b", "version": 1}}]}}', OK),
+    (f'{{{REQUIRED}, "targets": REFS}}', OK),
+    # wrong types are still reported
+    ('{"geometry": "1,2", "center": [0, 0]}', ""),
+    ('{"geometry": b"wrong", "center": [0, 0]}', ""),
+    ('{"geometry": [], "center": "0,0"}', ""),
+    ('{"geometry": [], "center": {"x": 0}}', ""),
+    ('{"geometry": ["x"], "center": [0, 0]}', ""),
+    ('{"geometry": [[1, "x"]], "center": [0, 0]}', ""),
+    ('{"geometry": [], "center": [0, "x"]}', ""),
+    (f'{{{REQUIRED}, "weights": [1, "2"]}}', ""),
+    (f'{{{REQUIRED}, "weights": NAMES}}', ""),
+    (f'{{{REQUIRED}, "scale": {{"x": "big"}}}}', ""),
+    (f'{{{REQUIRED}, "scale": [1]}}', ""),
+    (f'{{{REQUIRED}, "span": [1.5]}}', ""),
+    (f'{{{REQUIRED}, "labels": [{{"text": 1}}]}}', ""),
+    (f'{{{REQUIRED}, "labels": [{{"txet": "a"}}]}}', "txet"),
+    (f'{{{REQUIRED}, "labels": [{{"text": "a", "at": ["x", 1]}}]}}', ""),
+    (f'{{{REQUIRED}, "layers": [{{"id": "x"}}]}}', ""),
+    (f'{{{REQUIRED}, "layers": [[{{"id": 1}}]]}}', ""),
+    (f'{{{REQUIRED}, "targets": [1]}}', ""),
+    (f'{{{REQUIRED}, "targets": "a"}}', ""),
+    (f'{{{REQUIRED}, "targets": [{{"id": "a", "verison": 1}}]}}', ""),  # key unnamed in a union
+]
+"""`draw_shape` calls as a caller writes them (`OK`), and wrong ones, each with a word the
+report must name ("" for any report)."""
+
+NATURAL_PRELUDE = """\
+from typing import assert_type
+
+import argument_arrays as sdk
+
+RING = [-77, 38]
+RING_TUPLE = (-77, 38.5, -76)
+POINT = [-77.0, 38.9]
+INT_POINT = [-77, 38]
+SCALE = {"x": 1, "y": 2}
+NAMES = ["a", "b"]
+REFS: list[sdk.DrawShape_Ref] = [{"id": "a"}]
+
+
+async def results(tools: sdk.Tools) -> None:
+    result = await tools.draw_shape({"geometry": [], "center": [0, 0]})
+    assert_type(result["bbox"], list[float])
+    assert_type(result.get("corner"), tuple[float, float] | None)
+    assert_type(result.get("areas"), dict[str, float] | None)
+    assert_type(result.get("rings"), list[sdk.DrawShape_OutputRings] | None)
+    for ring in result.get("rings", []):
+        assert_type(ring["points"], list[list[float]])
+
+
+async def calls(tools: sdk.Tools) -> None:
+"""
+
+
+def natural_caller() -> tuple[str, Expectations]:
+    """The caller module: every call of `NATURAL_CALLS` through the method and through
+    `tools["draw_shape"]`, and the result's types."""
+    lines = NATURAL_PRELUDE.rstrip("\n").split("\n")
+    expect = Expectations(clean=set(range(1, len(lines) + 1)))
+    for form in ("tools.draw_shape", 'tools["draw_shape"]'):
+        for call, word in NATURAL_CALLS:
+            lines.append(f"    await {form}({call})")
+            if word is None:
+                expect.clean.add(len(lines))
+            else:
+                expect.reported[len(lines)] = word
+    return "\n".join(lines) + "\n", expect
+
+
+@pytest.fixture(scope="module")
+def natural_callers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Expectations]:
+    directory = tmp_path_factory.mktemp("natural_calls")
+    catalog = compile_sources([str(ARGUMENT_ARRAYS)]).catalog
+    assert catalog is not None
+    (directory / "argument_arrays.py").write_text(render_python_sdk(catalog), encoding="utf-8")
+    text, expect = natural_caller()
+    (directory / "call_argument_arrays.py").write_text(text, encoding="utf-8")
+    (directory / "pyrightconfig.json").write_text(
+        json.dumps({"typeCheckingMode": "strict", "reportUnusedVariable": False})
+    )
+    return directory, expect
+
+
+@pytest.mark.parametrize("checker", ["mypy", "pyright"])
+def test_argument_arrays_take_what_callers_write(
+    checker: str, natural_callers: tuple[Path, Expectations]
+) -> None:
+    """JSON has one number type and no tuples, and an argument is only read: integers pass
+    where numbers are expected, a list where a tuple is (at any depth, in a union of arrays,
+    through a variable), a list of dict literals for an array of objects, and a `list[int]`
+    or a `dict[str, int]` variable where numbers are expected. Wrong item types, a string
+    or bytes for an array, and misspelled keys inside list items are still reported; the
+    result keeps its lists, tuples and dicts."""
+    directory, expect = natural_callers
+    files = ["call_argument_arrays.py"]
+    find = mypy_findings if checker == "mypy" else pyright_findings
+    _check(find(directory, files), {files[0]: expect})
 
 
 PEP_728_PROBE = """

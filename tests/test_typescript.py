@@ -30,7 +30,7 @@ import pytest
 from codegen import ir
 from codegen.engine import compile_sources, compile_value
 from codegen.render.notes import all_notes, has_notes
-from codegen.render.typescript.sdk import render_typescript_sdk
+from codegen.render.typescript.sdk import render_typescript_sdk, spell, spell_argument
 from codegen.schema_spelling import json_schema_to_ts
 from conftest import CORPUS_FILES, GOLDEN_CASES, ROOT, SCHEMAS, corpus_id
 from sdk_checks import (
@@ -744,3 +744,91 @@ def test_has_notes_matches_notes(field: str) -> None:
     assert value is not None, f"add a sample value for Docs.{field}"
     docs = ir.Docs(**{field: value})
     assert has_notes(docs) == bool(all_notes(docs, literal=str))
+
+
+# --- argument arrays as callers write them ----------------------------------------------
+
+TS_CALLER = """
+const ring = [-77, 38];
+const point = [-77, 38.9] as const;
+const shape = { geometry: [[-77, 38], [-76.5, 39]], center: [-77, 38] } as const;
+const names = ["a", "b"] as const;
+const refs: readonly DrawShape_Ref[] = Object.freeze([{ id: "a" }]);
+const base = { geometry: [], center: [0, 0] } as const;
+
+tools.draw_shape({ geometry: [-77, 38], center: [-77, 38.9] });
+tools.draw_shape({ geometry: ring, center: point });
+tools.draw_shape(shape);
+tools.draw_shape({ ...base, targets: names });
+tools.draw_shape({ ...base, targets: refs, layers: [refs, [{ id: "b", version: 2 }]] });
+tools.draw_shape({ ...base, labels: [{ text: "a", at: [1, 2] }, { text: "b" }] });
+tools.draw_shape({ ...base, span: [1, "a"], scale: { x: 1 } });
+tools.draw_shape(base).then((result) => {
+  result.bbox.push(1);
+  const corner: [number, number] | undefined = result.corner;
+  const rings: { points: number[][] }[] | undefined = result.rings;
+  return [corner, rings];
+});
+
+// @ts-expect-error a string is not an array
+tools.draw_shape({ geometry: "1,2", center: [0, 0] });
+// @ts-expect-error a tuple keeps its length
+tools.draw_shape({ geometry: [], center: [0] });
+// @ts-expect-error and its item types
+tools.draw_shape({ geometry: [], center: [0, "x"] });
+// @ts-expect-error a number[] variable is not a tuple, in TypeScript anywhere
+tools.draw_shape({ geometry: [], center: ring });
+// @ts-expect-error an item of the wrong type
+tools.draw_shape({ ...base, geometry: [["x"]] });
+// @ts-expect-error a misspelled key in a list item
+tools.draw_shape({ ...base, labels: [{ txet: "a" }] });
+// @ts-expect-error a wrong value in a nested list item
+tools.draw_shape({ ...base, layers: [[{ id: 1 }]] });
+// @ts-expect-error a list one level too shallow
+tools.draw_shape({ ...base, layers: [{ id: "x" }] });
+"""
+"""Calls of `schemas/argument_arrays.json`'s `draw_shape` as a TypeScript caller writes
+them, and wrong ones under `@ts-expect-error` (which tsc reports when nothing is wrong)."""
+
+
+@pytest.mark.parametrize(
+    "node, expected",
+    [
+        (ir.ArrayType(ir.Primitive("number")), "readonly number[]"),
+        (
+            ir.ArrayType(ir.ArrayType(ir.Primitive("number"))),
+            "readonly (readonly number[])[]",
+        ),
+        (
+            ir.ArrayType(
+                ir.UnionType((ir.ArrayType(ir.Primitive("number")), ir.Primitive("null")))
+            ),
+            "readonly (readonly number[] | null)[]",
+        ),
+        (
+            ir.TupleType(
+                (ir.ArrayType(ir.Primitive("number")),), 0, ir.ArrayType(ir.Primitive("string"))
+            ),
+            "readonly [(readonly number[])?, ...(readonly string[])[]]",
+        ),
+        (ir.MapType(ir.ArrayType(ir.RefType("Item"))), "{ [key: string]: readonly Item[] }"),
+    ],
+)
+def test_argument_spelling(node: ir.TypeNode, expected: str) -> None:
+    """A caller's arrays and tuples are `readonly` at every depth, in parentheses where a
+    postfix follows; the output's spelling is unchanged."""
+    assert spell_argument(node) == expected
+    assert "readonly" not in spell(node)
+
+
+@pytest.mark.slow
+def test_argument_arrays_take_readonly_values(tmp_path: Path) -> None:
+    """Arguments read their arrays: `readonly` arrays and tuples take `as const` literals
+    and frozen arrays as well as mutable ones, a literal in the call is typed as the tuple
+    it stands for, integers are numbers; wrong items, keys and lengths are still errors,
+    and the result's arrays stay mutable."""
+    declarations = render_typescript_sdk(file_catalog(SCHEMAS / "argument_arrays.json"))
+    caller = tmp_path / "caller.ts"
+    caller.write_text(declarations + TS_CALLER, encoding="utf-8")
+    checked = run_node("check_isolated.js", [str(caller)])
+    assert checked[str(caller)]["diagnostics"] == []

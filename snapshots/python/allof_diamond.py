@@ -9,8 +9,14 @@ their keys for readers and type checkers. A failed call raises ToolCallError.
 `tools: Tools = codegen.client.bind(session, <this module>)`; Code Mode binds it itself.
 """
 
-from collections.abc import Awaitable as Awaitable, Callable as Callable
+from collections.abc import (
+    Awaitable as Awaitable,
+    Callable as Callable,
+    Mapping as Mapping,
+    Sequence as Sequence,
+)
 from typing import (
+    TYPE_CHECKING as TYPE_CHECKING,
     Any as Any,
     Literal as Literal,
     Never as Never,
@@ -21,6 +27,27 @@ from typing import (
     cast as cast,
     overload as overload,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import SupportsIndex, TypeVar
+
+    _T_co = TypeVar("_T_co", covariant=True)
+
+    class SequenceNotStr(Protocol[_T_co]):
+        """An array argument: a list or a tuple of `_T_co`, read only, so `list[int]` passes
+        where numbers are expected; never a `str` or `bytes`, which `Sequence[str]` takes
+        (their `__contains__` takes only strings or bytes). No slice overload: with one,
+        pyright types a list of dict literals without its context and mypy lets wrong
+        items through (hauntsaninja/useful_types#25). At runtime `Sequence`."""
+
+        def __getitem__(self, index: SupportsIndex, /) -> _T_co: ...
+        def __contains__(self, value: object, /) -> bool: ...
+        def __len__(self) -> int: ...
+        def __iter__(self) -> Iterator[_T_co]: ...
+
+else:
+    SequenceNotStr = Sequence
 
 
 class ToolCallError(Exception):

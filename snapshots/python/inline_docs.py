@@ -9,8 +9,14 @@ their keys for readers and type checkers. A failed call raises ToolCallError.
 `tools: Tools = codegen.client.bind(session, <this module>)`; Code Mode binds it itself.
 """
 
-from collections.abc import Awaitable as Awaitable, Callable as Callable
+from collections.abc import (
+    Awaitable as Awaitable,
+    Callable as Callable,
+    Mapping as Mapping,
+    Sequence as Sequence,
+)
 from typing import (
+    TYPE_CHECKING as TYPE_CHECKING,
     Any as Any,
     Literal as Literal,
     Never as Never,
@@ -21,6 +27,27 @@ from typing import (
     cast as cast,
     overload as overload,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import SupportsIndex, TypeVar
+
+    _T_co = TypeVar("_T_co", covariant=True)
+
+    class SequenceNotStr(Protocol[_T_co]):
+        """An array argument: a list or a tuple of `_T_co`, read only, so `list[int]` passes
+        where numbers are expected; never a `str` or `bytes`, which `Sequence[str]` takes
+        (their `__contains__` takes only strings or bytes). No slice overload: with one,
+        pyright types a list of dict literals without its context and mypy lets wrong
+        items through (hauntsaninja/useful_types#25). At runtime `Sequence`."""
+
+        def __getitem__(self, index: SupportsIndex, /) -> _T_co: ...
+        def __contains__(self, value: object, /) -> bool: ...
+        def __len__(self) -> int: ...
+        def __iter__(self) -> Iterator[_T_co]: ...
+
+else:
+    SequenceNotStr = Sequence
 
 
 class ToolCallError(Exception):
@@ -52,7 +79,7 @@ CreateIndex_ArgsDefinitionClassic = TypedDict(
     {
         "type": Literal["classic"],
         # values: The index key and its direction
-        "keys": dict[str, Literal[1, -1]],
+        "keys": Mapping[str, Literal[1, -1]],
         # Other keys are allowed; type checkers reject them.
     },
 )
@@ -70,12 +97,14 @@ CreateIndex_ArgsDefinitionVector = TypedDict(
 class CreateIndexArgs(TypedDict):
     # items: arm 1: Definition for a classic index.; items: arm 2: Definition for a vector index.
     definition: NotRequired[
-        list[CreateIndex_ArgsDefinitionClassic | CreateIndex_ArgsDefinitionVector]
+        SequenceNotStr[
+            CreateIndex_ArgsDefinitionClassic | CreateIndex_ArgsDefinitionVector
+        ]
     ]
     # values: The label's value.; values: length <= 100; keys: Lower-case label names.; keys: length <= 20; keys match "^[a-z]+$"
-    labels: NotRequired[dict[str, str]]
+    labels: NotRequired[Mapping[str, str]]
     # values of keys matching "^x-": An extension value.; other keys match "^x-"
-    extensions: NotRequired[dict[str, str]]
+    extensions: NotRequired[Mapping[str, str]]
     # Other keys are allowed; type checkers reject them.
 
 
@@ -86,21 +115,21 @@ class Maps_Inc(TypedDict):
 
 class MapsArgs(TypedDict):
     # other keys match "^.*$"
-    catch_all: NotRequired[dict[str, str | Maps_Inc]]
+    catch_all: NotRequired[Mapping[str, str | Maps_Inc]]
     # other keys match "^x"; values of keys matching "^x": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/Inc"}]}
-    pattern_only: NotRequired[dict[str, Any]]
-    additional_only: NotRequired[dict[str, str | Maps_Inc]]
+    pattern_only: NotRequired[Mapping[str, Any]]
+    additional_only: NotRequired[Mapping[str, str | Maps_Inc]]
     # other keys match "^x"
-    both: NotRequired[dict[str, str | Maps_Inc]]
+    both: NotRequired[Mapping[str, str | Maps_Inc]]
     # Other keys are allowed; type checkers reject them.
 
 
 class TracePolygonArgs(TypedDict):
     # A ring of coordinates.
     # items >= 1; items.items: Coordinate as [longitude, latitude]; items.items: 2..2 items; items.items.items: >= -180
-    polygon: NotRequired[list[list[list[float]]]]
+    polygon: NotRequired[SequenceNotStr[SequenceNotStr[SequenceNotStr[float]]]]
     # array.items: A name.; array.items: length <= 8
-    choice: NotRequired[list[str] | int]
+    choice: NotRequired[SequenceNotStr[str] | int]
     # Other keys are allowed; type checkers reject them.
 
 
@@ -112,11 +141,11 @@ class TracePolygonOutput(TypedDict):
 
 class TuneArgs(TypedDict):
     # one of {"level": 1, "fast": true}, {"level": 2, "fast": false}
-    preset: NotRequired[dict[str, Any]]
+    preset: NotRequired[Mapping[str, Any]]
     # always [0, 0]
-    origin: NotRequired[list[Any]]
+    origin: NotRequired[SequenceNotStr[Any]]
     # one of "auto", [1, 2]
-    mixed: NotRequired[Literal["auto"] | list[Any]]
+    mixed: NotRequired[Literal["auto"] | SequenceNotStr[Any]]
     # Other keys are allowed; type checkers reject them.
 
 

@@ -8,10 +8,10 @@ interface Matrix_ArgsObjects {
 }
 
 interface MatrixArgs {
-  rows: number[][];
-  mixed?: (string | number)[];
-  any_items?: JsonValue[];
-  objects?: Matrix_ArgsObjects[][];
+  rows: readonly (readonly number[])[];
+  mixed?: readonly (string | number)[];
+  any_items?: readonly JsonValue[];
+  objects?: readonly (readonly Matrix_ArgsObjects[])[];
 }
 
 interface ToolArgsMap {

@@ -24,13 +24,13 @@ interface MathFactorialArgs {
   big?: number;
   /** Any value. */
   anything?: JsonValue;
-  pair?: string[];
+  pair?: readonly string[];
   name?: string;
   /** Java map */
   flags?: { [key: string]: JsonValue };
-  items?: boolean[];
+  items?: readonly boolean[];
   note?: string;
-  [key: string]: JsonValue | undefined;
+  [key: string]: JsonValue | readonly string[] | readonly boolean[] | undefined;
 }
 
 interface ToolArgsMap {

@@ -54,7 +54,7 @@ interface ListItemsArgs {
    * 1..50 items
    * unique items
    */
-  ids?: string[];
+  ids?: readonly string[];
   /** @default {"q": "all"} */
   filter?: ListItems_ArgsFilter;
   /** 0..10 */

@@ -15,7 +15,7 @@ interface SetModeArgs {
   enabled?: false;
   quoted?: "it's" | "say \"hi\"" | "back\\slash" | "new\nline";
   /** one of [1, 2], {"a": 1}, "plain" */
-  compound?: "plain" | JsonValue[] | { [key: string]: JsonValue };
+  compound?: "plain" | readonly JsonValue[] | { [key: string]: JsonValue };
 }
 
 interface ToolArgsMap {

@@ -20,7 +20,7 @@ interface CreateIndexArgs {
    * items: arm 1: Definition for a classic index.
    * items: arm 2: Definition for a vector index.
    */
-  definition?: (CreateIndex_ArgsDefinitionClassic | CreateIndex_ArgsDefinitionVector)[];
+  definition?: readonly (CreateIndex_ArgsDefinitionClassic | CreateIndex_ArgsDefinitionVector)[];
   /**
    * values: The label's value.
    * values: length <= 100
@@ -34,7 +34,7 @@ interface CreateIndexArgs {
    * other keys match "^x-"
    */
   extensions?: { [key: string]: string };
-  [key: string]: JsonValue | (CreateIndex_ArgsDefinitionClassic | CreateIndex_ArgsDefinitionVector)[] | undefined;
+  [key: string]: JsonValue | readonly (CreateIndex_ArgsDefinitionClassic | CreateIndex_ArgsDefinitionVector)[] | undefined;
 }
 
 interface Maps_Inc {
@@ -64,13 +64,13 @@ interface TracePolygonArgs {
    * items.items: 2..2 items
    * items.items.items: >= -180
    */
-  polygon?: number[][][];
+  polygon?: readonly (readonly (readonly number[])[])[];
   /**
    * array.items: A name.
    * array.items: length <= 8
    */
-  choice?: string[] | number;
-  [key: string]: JsonValue | undefined;
+  choice?: readonly string[] | number;
+  [key: string]: JsonValue | readonly (readonly (readonly number[])[])[] | readonly string[] | undefined;
 }
 
 interface TracePolygonOutput {
@@ -83,10 +83,10 @@ interface TuneArgs {
   /** one of {"level": 1, "fast": true}, {"level": 2, "fast": false} */
   preset?: { [key: string]: JsonValue };
   /** always [0, 0] */
-  origin?: JsonValue[];
+  origin?: readonly JsonValue[];
   /** one of "auto", [1, 2] */
-  mixed?: "auto" | JsonValue[];
-  [key: string]: JsonValue | undefined;
+  mixed?: "auto" | readonly JsonValue[];
+  [key: string]: JsonValue | readonly JsonValue[] | undefined;
 }
 
 interface ToolArgsMap {

@@ -8,8 +8,8 @@ interface LegacyRefs_Leaf {
 }
 
 interface LegacyRefsArgs {
-  pair: [string?, LegacyRefs_Leaf?];
-  grouped: LegacyRefs_Leaf[];
+  pair: readonly [string?, LegacyRefs_Leaf?];
+  grouped: readonly LegacyRefs_Leaf[];
   second: LegacyRefs_Leaf;
   first?: string;
 }
@@ -19,8 +19,8 @@ interface ModernRefs_Leaf {
 }
 
 interface ModernRefsArgs {
-  pair: [string?, ModernRefs_Leaf?];
-  grouped: ModernRefs_Leaf[];
+  pair: readonly [string?, ModernRefs_Leaf?];
+  grouped: readonly ModernRefs_Leaf[];
   second: ModernRefs_Leaf;
   first?: string;
 }

@@ -3,14 +3,14 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-type MixedCycle_Expr = string | number | MixedCycle_Term[] | MixedCycle_Expr[];
+type MixedCycle_Expr = string | number | readonly MixedCycle_Term[] | readonly MixedCycle_Expr[];
 
-type MixedCycle_Term = number | MixedCycle_Term[] | string | MixedCycle_Expr[];
+type MixedCycle_Term = number | readonly MixedCycle_Term[] | string | readonly MixedCycle_Expr[];
 
 interface MixedCycleArgs {
   expr: MixedCycle_Expr;
   term: MixedCycle_Term;
-  terms?: MixedCycle_Term[];
+  terms?: readonly MixedCycle_Term[];
 }
 
 interface MixedCycle_Step3 {

@@ -25,7 +25,7 @@ interface CreateEventArgs {
   title: string;
   /** Where the event happens */
   location?: CreateEvent_ArgsLocation;
-  attendees?: CreateEvent_ArgsAttendees[];
+  attendees?: readonly CreateEvent_ArgsAttendees[];
 }
 
 interface CreateEvent_OutputCreated {

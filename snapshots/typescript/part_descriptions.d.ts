@@ -12,7 +12,7 @@ interface ScheduleArgs {
    * Labels for the event.
    * items: One label, lower case.
    */
-  tags?: string[];
+  tags?: readonly string[];
   /**
    * When the event starts.
    * string: An ISO 8601 timestamp.
@@ -21,7 +21,7 @@ interface ScheduleArgs {
    */
   when: string | number;
   /** items: One guest. */
-  guests?: Schedule_ArgsGuests[];
+  guests?: readonly Schedule_ArgsGuests[];
 }
 
 interface ToolArgsMap {

@@ -8,10 +8,10 @@ interface AddArgs {
   /** @default 2 */
   b?: number;
   /** @default null */
-  tags?: string[] | null;
+  tags?: readonly string[] | null;
   /** @default "fast" */
   mode?: "fast" | "slow";
-  [key: string]: JsonValue | undefined;
+  [key: string]: JsonValue | readonly string[] | undefined;
 }
 
 interface AddOutput {

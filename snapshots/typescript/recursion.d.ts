@@ -10,11 +10,11 @@ interface LinkedListArgs {
 
 interface WriteTree_Node {
   name: string;
-  children?: WriteTree_Node[];
+  children?: readonly WriteTree_Node[];
   meta?: { [key: string]: string };
 }
 
-type WriteTree_Value = string | number | WriteTree_Value[] | { [key: string]: WriteTree_Value };
+type WriteTree_Value = string | number | readonly WriteTree_Value[] | { [key: string]: WriteTree_Value };
 
 interface WriteTreeArgs {
   root: WriteTree_Node;

@@ -3,12 +3,12 @@
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
-type StoreValue_J = string | StoreValue_J[];
+type StoreValue_J = string | readonly StoreValue_J[];
 
 interface StoreValueArgs {
   value: number | StoreValue_J;
   maybe?: StoreValue_J | null;
-  many?: (boolean | StoreValue_J)[];
+  many?: readonly (boolean | StoreValue_J)[];
   plain?: StoreValue_J;
 }
 

@@ -11,7 +11,7 @@ interface SearchIssues_Label {
 interface SearchIssuesArgs {
   /** Issue state */
   state: "open" | "closed" | "all";
-  labels?: SearchIssues_Label[];
+  labels?: readonly SearchIssues_Label[];
   /** A label to leave out */
   exclude?: SearchIssues_Label;
 }

@@ -5,16 +5,16 @@ type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string
 
 interface LegacyPairArgs {
   /** items >= 2 */
-  pair: [string, boolean];
+  pair: readonly [string, boolean];
 }
 
 interface PlotPointArgs {
   /** items >= 2 */
-  point: [number, number];
+  point: readonly [number, number];
   /** items >= 1 */
-  labelled?: [string, ...number[]];
-  partial?: [string?, number?];
-  empty?: [];
+  labelled?: readonly [string, ...number[]];
+  partial?: readonly [string?, number?];
+  empty?: readonly [];
 }
 
 interface ToolArgsMap {

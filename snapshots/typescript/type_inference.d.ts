@@ -9,14 +9,14 @@ interface Infer_ArgsObj {
 
 interface InferArgs {
   obj: Infer_ArgsObj;
-  list?: string[];
+  list?: readonly string[];
   /** length 1..10 */
   text?: string;
   /** >= 0 */
   count?: number;
   /** No keywords at all: any value */
   unknown_kind?: JsonValue;
-  [key: string]: JsonValue | Infer_ArgsObj | undefined;
+  [key: string]: JsonValue | Infer_ArgsObj | readonly string[] | undefined;
 }
 
 interface ToolArgsMap {

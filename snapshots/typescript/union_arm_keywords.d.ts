@@ -48,7 +48,7 @@ interface ScheduleEventArgs {
    */
   code?: string | null;
   label?: string | null;
-  pair?: [string?, number?, ...JsonValue[]] | null;
+  pair?: readonly [string?, number?, ...JsonValue[]] | null;
   shape?: ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four;
   /** 2..200 */
   retries?: number | null;
@@ -75,7 +75,7 @@ interface ScheduleEventArgs {
    * multiple of 0.3
    */
   ratio?: number;
-  [key: string]: JsonValue | [string?, number?, ...JsonValue[]] | null | ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four | undefined;
+  [key: string]: JsonValue | readonly [string?, number?, ...JsonValue[]] | ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four | undefined;
 }
 
 interface ToolArgsMap {

@@ -8,10 +8,10 @@ interface UpdateRecordArgs {
   /** length <= 200 */
   note?: string | null;
   legacy?: string | null;
-  value?: number | boolean | string[];
+  value?: number | boolean | readonly string[];
   status?: "open" | "closed" | null;
-  tags?: (string | null)[];
-  anything?: string | number | boolean | { [key: string]: JsonValue } | JsonValue[] | null;
+  tags?: readonly (string | null)[];
+  anything?: string | number | boolean | { [key: string]: JsonValue } | readonly JsonValue[] | null;
 }
 
 interface ToolArgsMap {

@@ -2,15 +2,16 @@
 model-facing SDK of the Code Mode section is `sections.python`).
 
 Takes an IR catalog and returns the module text, byte-identical for the same catalog. The
-first part (docstring, imports, `ToolCallError`) never depends on the tool set. Type names
-come from the IR; this module decides only how they are spelled in Python and escapes every
-string that came from a schema where it lands (`strings`). The layout is `black`'s (see
-`black_layout`), so the output needs no formatter.
+first part (docstring, imports, `SequenceNotStr`, `ToolCallError`) never depends on the tool
+set. Type names come from the IR; this module decides only how they are spelled in Python
+(a type a caller passes reads its containers covariantly: `argument_type_expr`) and escapes
+every string that came from a schema where it lands (`strings`). The layout is `black`'s
+(see `black_layout`), so the output needs no formatter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from ... import ir
@@ -118,21 +119,225 @@ def _union_expr(node: ir.UnionType) -> fmt.Expr:
     return fmt.Union(tuple(dict.fromkeys(arms)))
 
 
+Spelling = Callable[[ir.TypeNode], fmt.Expr]
+"""`type_expr` for a type only results reach, `argument_type_expr` for one a caller passes."""
+
+
 def _tuple_expr(node: ir.TupleType) -> fmt.Expr:
-    items = [type_expr(item) for item in node.items]
-    if not items:
-        return fmt.Sub("tuple", (fmt.Atom("()"),))
-    if len(items) - node.min_items > TUPLE_VARIANTS_LIMIT:
-        every = [*items, *([type_expr(node.rest)] if node.rest is not None else [])]
-        arms = tuple(dict.fromkeys(every))
+    variants = _tuple_variants(node, type_expr)
+    if variants is None:
+        arms = tuple(dict.fromkeys(type_expr(item) for item in items_of(node)))
         return fmt.Sub("list", (arms[0] if len(arms) == 1 else fmt.Union(arms),))
+    return variants[0] if len(variants) == 1 else fmt.Union(tuple(variants))
+
+
+def items_of(node: ir.TupleType) -> tuple[ir.TypeNode, ...]:
+    """Every item type a tuple may hold: its positions', then its further items'."""
+    return node.items if node.rest is None else (*node.items, node.rest)
+
+
+def _tuple_variants(node: ir.TupleType, spell: Spelling) -> list[fmt.Expr] | None:
+    """`tuple[...]` for each length the tuple may have (its items spelled by `spell`), or
+    None when trailing optional items would make more than `TUPLE_VARIANTS_LIMIT` of them
+    (then the caller spells one array of every item type)."""
+    if not node.items:
+        return [fmt.Sub("tuple", (fmt.Atom("()"),))]
+    if len(node.items) - node.min_items > TUPLE_VARIANTS_LIMIT:
+        return None
+    items = [spell(item) for item in node.items]
     variants: list[fmt.Expr] = []
     for length in range(node.min_items, len(items) + 1):
         args: list[fmt.Expr] = list(items[:length]) or [fmt.Atom("()")]
         if length == len(items) and node.rest is not None:
-            args.append(fmt.Sub("*tuple", (type_expr(node.rest), fmt.Atom("..."))))
+            args.append(fmt.Sub("*tuple", (spell(node.rest), fmt.Atom("..."))))
         variants.append(fmt.Sub("tuple", tuple(args)))
-    return variants[0] if len(variants) == 1 else fmt.Union(tuple(variants))
+    return variants
+
+
+# --- argument types -----------------------------------------------------------------------
+
+SEQUENCE = "SequenceNotStr"
+"""An argument's array: the module's protocol (see `templates/python/sdk.py.jinja`) that a
+list or a tuple of the items satisfies covariantly (a `list[int]` where numbers are
+expected) and a `str` or `bytes` does not, as `Sequence[str]` would take `"abc"`."""
+MAPPING = "Mapping"
+"""An argument's map: `collections.abc.Mapping`, covariant in its values."""
+ARGUMENT_NAMES = frozenset({SEQUENCE, MAPPING})
+"""Names only argument annotations use: a class-syntax TypedDict whose annotations use one
+may not have a key spelled the same (the key would shadow it)."""
+
+ARMS_BOUND = 250
+"""`build.limits.ARMS_LIMIT` (which `render` may not import; a test pins them equal): the
+widest union an argument spelling may make by joining arrays of a union."""
+DEPTH_BOUND = 500
+"""`build.limits.EXPRESSION_LIMIT`, likewise: the deepest expression it may make."""
+
+
+def argument_type_expr(node: ir.TypeNode) -> fmt.Expr:
+    """The annotation of a value the caller passes (a type reachable from a tool's
+    arguments). JSON has one number type and no tuples, and a tool only reads its
+    arguments, so a caller's natural values must pass where the output's `list[float]`
+    (invariant) or `tuple[float, float]` would reject them:
+
+    - an array is `SequenceNotStr[T]`: a list or tuple of `T`, covariant, so `list[int]`
+      passes for numbers, never a `str` or `bytes`;
+    - a tuple also takes a list of its item types: `tuple[float, float] |
+      SequenceNotStr[float]` (a list cannot carry positions; the tuple arm shows them);
+    - a map is `Mapping[str, T]`;
+    - the arrays and tuples of one union make one `SequenceNotStr` arm of every item
+      type, its maps one `Mapping` arm: mypy infers a literal against a union of two
+      generic containers as if it had no context, so `[[1, 2.5]]` or `[{"id": "a"}]`
+      would fail against `SequenceNotStr[float] | SequenceNotStr[SequenceNotStr[float]]`
+      or `SequenceNotStr[str] | SequenceNotStr[Ref]` (python/mypy#6079). The cost: a
+      checker accepts an array mixing the arms' items, which the schema rejects.
+
+    When the joined arms or the added arms would pass the build's size limits (a union of
+    hundreds of arms), the spelling is the output's with `SequenceNotStr` and `Mapping` for
+    `list` and `dict`, the same shape, so always within them."""
+    spelling = _ArgumentSpelling()
+    spelled = spelling.spell(node)
+    if spelling.grew and _too_big(spelled):
+        return _covariant(type_expr(node))
+    return spelled
+
+
+class _ArgumentSpelling:
+    """One `argument_type_expr`; `grew` says whether the spelling joined or added arms
+    (only then can it be larger than the output's)."""
+
+    __slots__ = ("grew",)
+
+    def __init__(self) -> None:
+        self.grew = False
+
+    def spell(self, node: ir.TypeNode) -> fmt.Expr:
+        if isinstance(node, ir.Primitive):
+            return _PRIMITIVE_ATOMS[node.kind]
+        if isinstance(node, ir.RefType):
+            return fmt.Atom(node.name)
+        if isinstance(node, ir.ArrayType):
+            return fmt.Sub(SEQUENCE, (self.spell(node.items),))
+        if isinstance(node, ir.UnionType | ir.TupleType):
+            return self._union((node,))
+        if isinstance(node, ir.MapType):
+            return fmt.Sub(MAPPING, (_STR_ATOM, self.spell(node.values)))
+        return type_expr(node)  # literals, `Any`, `Never`: the same on both sides
+
+    def _union(self, nodes: Iterable[ir.TypeNode]) -> fmt.Expr:
+        """The union of `nodes` (nested unions spliced in): each arm spelled, except that
+        its arrays and tuples make one `SequenceNotStr` arm where the first of them stands
+        (after a tuple's own `tuple[...]` arms), and its maps one `Mapping` arm."""
+        arms: list[fmt.Expr | None] = []
+        items: list[ir.TypeNode] = []
+        values: list[ir.TypeNode] = []
+        sequence_at = mapping_at = -1
+        containers = 0
+        pending = list(nodes)
+        pending.reverse()
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ir.UnionType):
+                pending.extend(reversed(node.arms))
+            elif isinstance(node, ir.ArrayType | ir.TupleType):
+                containers += 1
+                if isinstance(node, ir.ArrayType):
+                    items.append(node.items)
+                else:
+                    exact = _tuple_variants(node, self.spell)
+                    if exact is not None:
+                        self.grew = True
+                        arms.extend(exact)
+                    items.extend(items_of(node))
+                if sequence_at < 0:
+                    sequence_at = len(arms)
+                    arms.append(None)
+            elif isinstance(node, ir.MapType):
+                containers += 1
+                values.append(node.values)
+                if mapping_at < 0:
+                    mapping_at = len(arms)
+                    arms.append(None)
+            else:
+                spelled = self.spell(node)
+                arms.extend(spelled.arms if isinstance(spelled, fmt.Union) else (spelled,))
+        if containers > 1:
+            self.grew = True
+        if sequence_at >= 0:
+            arms[sequence_at] = fmt.Sub(SEQUENCE, (self._joined(items),))
+        if mapping_at >= 0:
+            arms[mapping_at] = fmt.Sub(MAPPING, (_STR_ATOM, self._joined(values)))
+        unique = tuple(dict.fromkeys(arm for arm in arms if arm is not None))
+        return unique[0] if len(unique) == 1 else fmt.Union(unique)
+
+    def _joined(self, nodes: list[ir.TypeNode]) -> fmt.Expr:
+        """The item type of a joined array: every node's type, or `Never` for none (an
+        array that must be empty)."""
+        unique = list(dict.fromkeys(nodes))
+        if not unique:
+            return _NEVER_ATOM
+        return self.spell(unique[0]) if len(unique) == 1 else self._union(unique)
+
+
+def _covariant(expr: fmt.Expr) -> fmt.Expr:
+    """The output's spelling with `SequenceNotStr` for `list` and `Mapping` for `dict`."""
+    if isinstance(expr, fmt.Atom):
+        return expr
+    if isinstance(expr, fmt.Union):
+        return fmt.Union(tuple(_covariant(arm) for arm in expr.arms))
+    head = {"list": SEQUENCE, "dict": MAPPING}.get(expr.head, expr.head)
+    return fmt.Sub(head, tuple(_covariant(arg) for arg in expr.args))
+
+
+def _too_big(expr: fmt.Expr) -> bool:
+    depth, widest = _size(expr)
+    return depth > DEPTH_BOUND or widest > ARMS_BOUND
+
+
+def _size(expr: fmt.Expr) -> tuple[int, int]:
+    """(syntax depth, widest union) of an expression, measured as `build.limits.spelled`
+    bounds them: a subscript adds two levels, a union one per arm after the first.
+    Recursion follows inline containers, at most `INLINE_LIMIT` deep."""
+    if isinstance(expr, fmt.Atom):
+        return 1, 1
+    if isinstance(expr, fmt.Sub):
+        sizes = [_size(arg) for arg in expr.args]
+        return 2 + max(d for d, _ in sizes), max(w for _, w in sizes)
+    sizes = [_size(arm) for arm in expr.arms]
+    depth = max(d for d, _ in sizes) + len(expr.arms) - 1
+    return depth, max(len(expr.arms), *(w for _, w in sizes))
+
+
+def argument_types(tool: ir.Tool) -> frozenset[str]:
+    """The names of the tool's types a caller passes: those its arguments reach. The
+    input and output schemas are separate documents, so the build never gives both sides
+    one type; a type both reached would be spelled for arguments, its one declaration
+    read through `SequenceNotStr` in the result too (element types as exact, no slicing or
+    mutation), so that a result's value can be passed back."""
+    named = {t.name: t for t in tool.types}
+    found: set[str] = set()
+    nodes = [tool.args]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ir.RefType):
+            target = named.get(node.name)
+            if target is None or node.name in found:
+                continue
+            found.add(node.name)
+            if isinstance(target, ir.AliasType):
+                nodes.append(target.target)
+            else:
+                nodes.extend(item.type for item in target.fields)
+                if target.extra is not None:
+                    nodes.append(target.extra)
+        elif isinstance(node, ir.UnionType):
+            nodes.extend(node.arms)
+        elif isinstance(node, ir.ArrayType):
+            nodes.append(node.items)
+        elif isinstance(node, ir.MapType):
+            nodes.append(node.values)
+        elif isinstance(node, ir.TupleType):
+            nodes.extend(items_of(node))
+    return frozenset(found)
 
 
 def _names_in(expr: fmt.Expr) -> set[str]:
@@ -223,7 +428,7 @@ _OPTIONAL_PRIMITIVES = {
 
 
 def _field_view(
-    item: ir.Field, declared: set[str], forward: frozenset[str], strings: set[str]
+    item: ir.Field, declared: set[str], forward: frozenset[str], strings: set[str], spell: Spelling
 ) -> _FieldView:
     """A field as a TypedDict declares it: its annotation (`NotRequired` when optional)
     and its comment lines."""
@@ -240,7 +445,7 @@ def _field_view(
     if isinstance(node, ir.LiteralType):
         expr, extra_notes = literal_expr(node)
     else:
-        expr = type_expr(node)
+        expr = spell(node)
     if forward:
         expr = _deferred(expr, declared, forward, strings)
     if not item.required:
@@ -249,7 +454,10 @@ def _field_view(
 
 
 def _map_lines(
-    named_type: ir.ObjectType, views: list[_FieldView], description: tuple[str, ...]
+    named_type: ir.ObjectType,
+    views: list[_FieldView],
+    description: tuple[str, ...],
+    spell: Spelling,
 ) -> list[str]:
     """An object with the empty key `""`, which no TypedDict may declare (pyright rejects
     it): a map of every value type it holds, its keys listed in comments. Looser than a
@@ -265,14 +473,15 @@ def _map_lines(
         notes.append(f"  {py_str(view.key)}: {fmt.flat(value)}, {state}")
         notes.extend(f"    {line}" for line in view.comments)
     if named_type.extra is not None:
-        extra = type_expr(named_type.extra)
+        extra = spell(named_type.extra)
         arms.extend(extra.arms if isinstance(extra, fmt.Union) else (extra,))
         notes.append(f"  other keys: {fmt.flat(extra)}")
     unique = tuple(dict.fromkeys(arms))
     values = unique[0] if len(unique) == 1 else fmt.Union(unique)
     if _ANY_ATOM in unique:
         values = _ANY_ATOM
-    map_type = fmt.Sub("dict", (fmt.Atom("str"), values))
+    head = "dict" if spell is type_expr else MAPPING
+    map_type = fmt.Sub(head, (fmt.Atom("str"), values))
     return comment_lines(notes, "") + fmt.assignment(f"{named_type.name}: TypeAlias", map_type)
 
 
@@ -299,13 +508,13 @@ CHECKER_NOTE = "; type checkers reject them."
 the comment says so."""
 
 
-def _open_comment(extra: ir.TypeNode | None) -> list[str]:
+def _open_comment(extra: ir.TypeNode | None, spell: Spelling) -> list[str]:
     if extra is None:
         return []
     end = CHECKER_NOTE
     if isinstance(extra, ir.AnyType):
         return ["Other keys are allowed" + end]
-    return [f"Other keys map to {fmt.flat(type_expr(extra))}" + end]
+    return [f"Other keys map to {fmt.flat(spell(extra))}" + end]
 
 
 def _class_syntax_fits(views: list[_FieldView], type_names: frozenset[str]) -> bool:
@@ -314,10 +523,24 @@ def _class_syntax_fits(views: list[_FieldView], type_names: frozenset[str]) -> b
     for view in views:
         if view.key in ANNOTATION_NAMES or not is_class_field(view.key):
             return False
-    if type_names.isdisjoint(v.key for v in views):
+    keys = {v.key for v in views}
+    if not ARGUMENT_NAMES.isdisjoint(keys):
+        heads = set().union(*(_heads_in(v.annotation) for v in views))
+        if not heads.isdisjoint(keys):
+            return False
+    if type_names.isdisjoint(keys):
         return True  # annotations only use builtins, typing names and type names
     used = set().union(*(_names_in(v.annotation) for v in views))
     return all(v.key not in used for v in views)
+
+
+def _heads_in(expr: fmt.Expr) -> set[str]:
+    """The names an expression subscripts (`SequenceNotStr`, `Mapping`, `list`, ...)."""
+    if isinstance(expr, fmt.Atom):
+        return set()
+    if isinstance(expr, fmt.Sub):
+        return {expr.head}.union(*(_heads_in(arg) for arg in expr.args))
+    return set().union(*(_heads_in(arm) for arm in expr.arms))
 
 
 def _object_lines(
@@ -326,14 +549,15 @@ def _object_lines(
     forward: frozenset[str],
     strings: set[str],
     type_names: frozenset[str],
+    spell: Spelling,
 ) -> list[str]:
     """The object's lines in the module."""
-    views = [_field_view(item, declared, forward, strings) for item in named_type.fields]
+    views = [_field_view(item, declared, forward, strings, spell) for item in named_type.fields]
     description = docs_lines(named_type.docs)
     if any(item.key == "" for item in named_type.fields):
-        return _map_lines(named_type, views, description)
+        return _map_lines(named_type, views, description, spell)
     layout = _class_lines if _class_syntax_fits(views, type_names) else _functional_lines
-    return layout(named_type, views, description, _open_comment(named_type.extra))
+    return layout(named_type, views, description, _open_comment(named_type.extra, spell))
 
 
 def _class_lines(
@@ -393,11 +617,15 @@ def _functional_lines(
 
 
 def _alias_lines(
-    alias: ir.AliasType, declared: set[str], forward: frozenset[str], strings: set[str]
+    alias: ir.AliasType,
+    declared: set[str],
+    forward: frozenset[str],
+    strings: set[str],
+    spell: Spelling,
 ) -> list[str]:
     """`Name: TypeAlias = ...`, with forward references quoted as `_deferred` says. An
     alias whose whole value had to be quoted is a string at runtime: it joins `strings`."""
-    spelled = type_expr(alias.target)
+    spelled = spell(alias.target)
     value = _deferred(spelled, declared, forward, strings)
     if isinstance(value, fmt.Atom) and value is not spelled:
         strings.add(alias.name)
@@ -406,18 +634,21 @@ def _alias_lines(
 
 
 def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
-    """Each named type of one tool as one block of lines, in declaration order. A tool's
-    types refer only to each other, so its blocks are the same alone or in any catalog."""
+    """Each named type of one tool as one block of lines, in declaration order, the types
+    its arguments reach spelled for a caller (`argument_type_expr`). A tool's types refer
+    only to each other, so its blocks are the same alone or in any catalog."""
     forward = forward_names(tool.types)
     type_names = frozenset(t.name for t in tool.types)
+    arguments = argument_types(tool)
     declared: set[str] = set()
     strings: set[str] = set()  # aliases whose value is a string at runtime
     blocks = []
     for named_type in tool.types:
+        spell = argument_type_expr if named_type.name in arguments else type_expr
         if isinstance(named_type, ir.ObjectType):
-            lines = _object_lines(named_type, declared, forward, strings, type_names)
+            lines = _object_lines(named_type, declared, forward, strings, type_names, spell)
         else:
-            lines = _alias_lines(named_type, declared, forward, strings)
+            lines = _alias_lines(named_type, declared, forward, strings, spell)
         declared.add(named_type.name)
         blocks.append("\n".join(lines))
     return tuple(blocks)

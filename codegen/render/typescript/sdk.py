@@ -4,10 +4,11 @@ Takes a frozen `ir.Catalog` and returns the text of a script (no import or expor
 header and `JsonValue` alias, one `interface` per `ObjectType` and one `type` per
 `AliasType` under exactly the names the IR decided (so the TypeScript and Python SDKs are
 name-identical), then `ToolArgsMap`, `ToolOutputMap`, `ToolName`, `ToolCallError` and
-`tools`. Guarantees: the same catalog gives the same bytes; the output passes
-`tsc --noEmit --strict`; no text from a schema can end a comment or a string, or switch
-off type checking (`@ts-ignore`). All decisions are made here, in small view models; the
-template `typescript/sdk.d.ts.jinja` only lays out finished lines.
+`tools`. A type a caller passes (one a tool's arguments reach) has `readonly` arrays and
+tuples (`spell_argument`). Guarantees: the same catalog gives the same bytes; the output
+passes `tsc --noEmit --strict`; no text from a schema can end a comment or a string, or
+switch off type checking (`@ts-ignore`). All decisions are made here, in small view models;
+the template `typescript/sdk.d.ts.jinja` only lays out finished lines.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from ... import ir
@@ -23,6 +24,7 @@ from ..._support.run_memos import per_run, run_memos
 from ...identifiers import is_ts_identifier
 from ..chunks import ChunkMemo, tool_chunks
 from ..notes import has_notes, notes
+from ..python.sdk import argument_types
 from ..templates import render
 from ..text import description_lines
 
@@ -167,12 +169,16 @@ def _postfix_operand(node: ir.TypeNode) -> str:
     return f"({text})" if is_union(node) else text
 
 
-def _tuple(node: ir.TupleType) -> str:
+def _tuple(
+    node: ir.TupleType,
+    spell_item: Callable[[ir.TypeNode], str],
+    operand: Callable[[ir.TypeNode], str],
+) -> str:
     parts = []
     for index, item in enumerate(node.items):
-        parts.append(_postfix_operand(item) + "?" if index >= node.min_items else spell(item))
+        parts.append(operand(item) + "?" if index >= node.min_items else spell_item(item))
     if node.rest is not None:
-        parts.append(f"...{_postfix_operand(node.rest)}[]")
+        parts.append(f"...{operand(node.rest)}[]")
     return "[" + ", ".join(parts) + "]"
 
 
@@ -193,7 +199,7 @@ def spell(node: ir.TypeNode) -> str:
     if isinstance(node, ir.MapType):
         return f"{{ {INDEX_KEY}: {spell(node.values)} }}"
     if isinstance(node, ir.TupleType):
-        return _tuple(node)
+        return _tuple(node, spell, _postfix_operand)
     if isinstance(node, ir.AnyType):
         return "JsonValue"
     if isinstance(node, ir.NeverType):
@@ -201,48 +207,84 @@ def spell(node: ir.TypeNode) -> str:
     return "unknown"
 
 
+def spell_argument(node: ir.TypeNode) -> str:
+    """The type of a value the caller passes (a type a tool's arguments reach): arrays and
+    tuples are `readonly`, so a `readonly` array or an `as const` literal passes as well as
+    a mutable one (TypeScript refuses a readonly array where a mutable one is expected;
+    a mutable one passes where a readonly one is), and a tool only reads its arguments.
+    `number` already takes integers, and an array literal written in the call is typed
+    as the tuple it stands for, so tuples keep their positions (a `number[]` variable is
+    refused where `[number, number]` is expected, as TypeScript refuses it anywhere)."""
+    if isinstance(node, ir.ArrayType):
+        return f"readonly {_argument_operand(node.items)}[]"
+    if isinstance(node, ir.UnionType):
+        return " | ".join([spell_argument(arm) for arm in node.arms])
+    if isinstance(node, ir.TupleType):
+        return "readonly " + _tuple(node, spell_argument, _argument_operand)
+    if isinstance(node, ir.MapType):
+        return f"{{ {INDEX_KEY}: {spell_argument(node.values)} }}"
+    return spell(node)
+
+
+def _argument_operand(node: ir.TypeNode) -> str:
+    """`spell_argument` before a postfix: a union or a readonly array in parentheses
+    (`readonly number[][]` would make only the outer array readonly)."""
+    text = spell_argument(node)
+    return f"({text})" if is_union(node) or text.startswith("readonly ") else text
+
+
 # --- index signatures -------------------------------------------------------------------
 
 
-def _fits_json_value(node: ir.TypeNode) -> bool:
+def _fits_json_value(node: ir.TypeNode, readonly: bool = False) -> bool:
     """Whether every value of `node` is assignable to `JsonValue` as TypeScript sees it.
     Named types are not: an interface has no implicit index signature. Nor is a tuple with
-    optional elements (its elements include `undefined`)."""
+    optional elements (its elements include `undefined`), nor an array spelled `readonly`
+    (`readonly`: the argument spelling)."""
     if isinstance(node, ir.Primitive | ir.LiteralType | ir.AnyType | ir.NeverType):
         return True
     if isinstance(node, ir.ArrayType):
-        return _fits_json_value(node.items)
+        return not readonly and _fits_json_value(node.items)
     if isinstance(node, ir.MapType):
-        return _fits_json_value(node.values)
+        return _fits_json_value(node.values, readonly)
     if isinstance(node, ir.UnionType):
-        return all(_fits_json_value(arm) for arm in node.arms)
+        return all(_fits_json_value(arm, readonly) for arm in node.arms)
     if isinstance(node, ir.TupleType):
         return (
-            node.min_items >= len(node.items)
+            not readonly
+            and node.min_items >= len(node.items)
             and all(_fits_json_value(item) for item in node.items)
             and (node.rest is None or _fits_json_value(node.rest))
         )
     return False
 
 
-def index_value(obj: ir.ObjectType, spelled: Sequence[str] | None = None) -> str:
+def index_value(
+    obj: ir.ObjectType, spelled: Sequence[str] | None = None, readonly: bool = False
+) -> str:
     """The value type of an open object's index signature. TypeScript requires every named
     member to be assignable to it (TS2411), so it is the union of the extra type, each
     member type it does not already cover, and `undefined` when a member is optional
     (under `--strict` an optional member's type includes `undefined`). `spelled` holds the
-    fields' types already spelled, in field order, when the caller has them."""
+    fields' types already spelled, in field order, when the caller has them; `readonly`
+    says they are spelled for a caller (`spell_argument`), whose readonly arrays
+    `JsonValue` does not cover: then a union member adds only its arms it does not cover."""
     assert obj.extra is not None
+    spell_type = spell_argument if readonly else spell
     parts: list[str] = []
     if not isinstance(obj.extra, ir.NeverType):
-        parts.append(spell(obj.extra))
+        parts.append(spell_type(obj.extra))
     extra_is_any = isinstance(obj.extra, ir.AnyType)
     optional = False
     for index, item in enumerate(obj.fields):
         optional = optional or not item.required
-        if extra_is_any and _fits_json_value(item.type):
+        if extra_is_any and _fits_json_value(item.type, readonly):
             continue
-        if not isinstance(item.type, ir.NeverType):
-            parts.append(spell(item.type) if spelled is None else spelled[index])
+        if extra_is_any and readonly and isinstance(item.type, ir.UnionType):
+            arms = item.type.arms
+            parts.extend(spell_argument(a) for a in arms if not _fits_json_value(a, readonly))
+        elif not isinstance(item.type, ir.NeverType):
+            parts.append(spell_type(item.type) if spelled is None else spelled[index])
     if optional:
         parts.append("undefined")
     unique = list(dict.fromkeys(parts))
@@ -278,16 +320,18 @@ def _interface(name: str, comment: tuple[str, ...], members: list[Member]) -> De
     return Declaration(comment, f"interface {name} {{", tuple(members), block=True)
 
 
-def object_declaration(obj: ir.ObjectType) -> Declaration:
+def object_declaration(obj: ir.ObjectType, argument: bool = False) -> Declaration:
     """`interface Name { ... }`. A closed object with no fields is
     `type Name = Record<string, never>;` rather than an empty interface: an empty interface
     is TypeScript's `{}`, which accepts any value but `null`/`undefined` (even `5`), while
     `Record<string, never>` accepts exactly an object without keys, which is what the schema
-    says (and takes one line in a prompt)."""
+    says (and takes one line in a prompt). `argument`: a type a caller passes, spelled by
+    `spell_argument`."""
     comment = jsdoc(docs_lines(obj.docs))
     if not obj.fields and obj.extra is None:
         return Declaration(comment, f"type {obj.name} = Record<string, never>;")
-    spelled = [spell(item.type) for item in obj.fields]  # the index signature reuses them
+    spell_type = spell_argument if argument else spell
+    spelled = [spell_type(item.type) for item in obj.fields]  # the index signature reuses them
     members = [
         Member(
             () if item.docs is ir.EMPTY_DOCS else jsdoc(docs_lines(item.docs)),
@@ -296,15 +340,16 @@ def object_declaration(obj: ir.ObjectType) -> Declaration:
         for item, text in zip(obj.fields, spelled, strict=True)
     ]
     if obj.extra is not None:
-        members.append(Member((), f"{INDEX_KEY}: {index_value(obj, spelled)};"))
+        members.append(Member((), f"{INDEX_KEY}: {index_value(obj, spelled, argument)};"))
     return _interface(obj.name, comment, members)
 
 
-def alias_declaration(alias: ir.AliasType) -> Declaration:
+def alias_declaration(alias: ir.AliasType, argument: bool = False) -> Declaration:
     """`type Name = ...;`. An alias only refers to itself through an array, tuple or map
     (the build turns a reference cycle through nothing but unions into `never`), which
-    TypeScript accepts."""
-    return Declaration(jsdoc(docs_lines(alias.docs)), f"type {alias.name} = {spell(alias.target)};")
+    TypeScript accepts, `readonly` ones too. `argument`: as for `object_declaration`."""
+    target = spell_argument(alias.target) if argument else spell(alias.target)
+    return Declaration(jsdoc(docs_lines(alias.docs)), f"type {alias.name} = {target};")
 
 
 def declaration_text(declaration: Declaration) -> str:
@@ -321,12 +366,14 @@ def declaration_text(declaration: Declaration) -> str:
 
 
 def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
-    """The declarations of one tool's named types, in IR order, laid out."""
+    """The declarations of one tool's named types, in IR order, laid out; the types its
+    arguments reach are spelled for a caller (`spell_argument`)."""
+    arguments = argument_types(tool)
     return tuple(
         declaration_text(
-            object_declaration(named)
+            object_declaration(named, named.name in arguments)
             if isinstance(named, ir.ObjectType)
-            else alias_declaration(named)
+            else alias_declaration(named, named.name in arguments)
         )
         for named in tool.types
     )
