@@ -136,6 +136,19 @@ def items_of(node: ir.TupleType) -> tuple[ir.TypeNode, ...]:
     return node.items if node.rest is None else (*node.items, node.rest)
 
 
+def inner_nodes(node: ir.TypeNode) -> tuple[ir.TypeNode, ...]:
+    """The type nodes directly inside a union, array, map or tuple; none in any other."""
+    if isinstance(node, ir.UnionType):
+        return node.arms
+    if isinstance(node, ir.ArrayType):
+        return (node.items,)
+    if isinstance(node, ir.MapType):
+        return (node.values,)
+    if isinstance(node, ir.TupleType):
+        return items_of(node)
+    return ()
+
+
 def _tuple_variants(node: ir.TupleType, spell: Spelling) -> list[fmt.Expr] | None:
     """`tuple[...]` for each length the tuple may have (its items spelled by `spell`), or
     None when trailing optional items would make more than `TUPLE_VARIANTS_LIMIT` of them
@@ -329,14 +342,8 @@ def argument_types(tool: ir.Tool) -> frozenset[str]:
                 nodes.extend(item.type for item in target.fields)
                 if target.extra is not None:
                     nodes.append(target.extra)
-        elif isinstance(node, ir.UnionType):
-            nodes.extend(node.arms)
-        elif isinstance(node, ir.ArrayType):
-            nodes.append(node.items)
-        elif isinstance(node, ir.MapType):
-            nodes.append(node.values)
-        elif isinstance(node, ir.TupleType):
-            nodes.extend(items_of(node))
+        else:
+            nodes.extend(inner_nodes(node))
     return frozenset(found)
 
 
@@ -399,16 +406,8 @@ def forward_names(types: Iterable[ir.NamedType]) -> frozenset[str]:
             if isinstance(node, ir.RefType):
                 if node.name not in declared or node.name == name:
                     forward.add(node.name)
-            elif isinstance(node, ir.UnionType):
-                nodes.extend(node.arms)
-            elif isinstance(node, ir.ArrayType):
-                nodes.append(node.items)
-            elif isinstance(node, ir.MapType):
-                nodes.append(node.values)
-            elif isinstance(node, ir.TupleType):
-                nodes.extend(node.items)
-                if node.rest is not None:
-                    nodes.append(node.rest)
+            else:
+                nodes.extend(inner_nodes(node))
     return frozenset(forward)
 
 
