@@ -160,6 +160,16 @@ Scalar: TypeAlias = str | int | float | bool | None
 PrimitiveKind = Literal["string", "number", "integer", "boolean", "null"]
 
 
+ARMS_LIMIT = 250
+"""Most arms one spelled union may join once nested unions are flattened (a literal's values
+count as one arm): `pyright` stops parsing a chain of more than 256 `|` operators. Wider
+unions degrade (the build); a renderer's own spelling stays within it too."""
+EXPRESSION_LIMIT = 500
+"""Deepest Python syntax tree one inline type may spell (every `|` arm and every subscript
+adds a level); deeper nodes degrade. CPython's parser gives up near 3000 levels and
+`pyright`'s checker runs out of stack near 900."""
+
+
 @_value_class(frozen=True, slots=True)
 class Docs:
     """Documentation keywords of one schema node; none of them changes the type."""

@@ -24,8 +24,6 @@ from codegen.build import limits
 from codegen.engine import compile_sources, compile_value
 from codegen.render.python.black_layout import flat
 from codegen.render.python.sdk import (
-    ARMS_BOUND,
-    DEPTH_BOUND,
     argument_type_expr,
     argument_types,
     render_python_sdk,
@@ -381,7 +379,7 @@ def test_argument_spelling_stays_within_the_build_limits() -> None:
     """Joining two arrays of 200 item types each would make a union of 400 arms (pyright
     reads at most 256), and so would a tuple's list of its 250 item types beside another
     array: the spelling falls back to the output's shape, made covariant."""
-    assert ARMS_BOUND == limits.ARMS_LIMIT and DEPTH_BOUND == limits.EXPRESSION_LIMIT
+    assert limits.ARMS_LIMIT is ir.ARMS_LIMIT and limits.EXPRESSION_LIMIT is ir.EXPRESSION_LIMIT
     names = [ir.RefType(f"T{i}") for i in range(400)]
     node = ir.UnionType(
         (

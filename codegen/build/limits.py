@@ -8,20 +8,14 @@ warning, when one says no; nothing here knows about schemas or diagnostics.
 from __future__ import annotations
 
 from .. import ir
+from ..ir import ARMS_LIMIT as ARMS_LIMIT
+from ..ir import EXPRESSION_LIMIT as EXPRESSION_LIMIT
 
 INLINE_LIMIT = 64
 """Deepest chain of inline containers (lists, tuples, maps) one annotation may hold; deeper
 nodes degrade, which keeps every annotation far inside Python's parser limits."""
 UNION_LIMIT = 4096
 """Most arms one `anyOf` / `oneOf` may list; larger ones degrade before any arm is built."""
-ARMS_LIMIT = 250
-"""Most arms one spelled union may join once nested unions are flattened (a literal's values
-count as one arm): `pyright` stops parsing a chain of more than 256 `|` operators. Wider
-unions degrade."""
-EXPRESSION_LIMIT = 500
-"""Deepest Python syntax tree one inline type may spell (every `|` arm and every subscript
-adds a level); deeper nodes degrade. CPython's parser gives up near 3000 levels and
-`pyright`'s checker runs out of stack near 900."""
 LITERAL_LIMIT = 4096
 """Most values one literal type may list; a larger enum is typed by its values' types
 (`str`, `int`, ...), with a warning. Beyond a few thousand members a `Literal[...]` is

@@ -179,12 +179,6 @@ ARGUMENT_NAMES = frozenset({SEQUENCE, MAPPING})
 """Names only argument annotations use: a class-syntax TypedDict whose annotations use one
 may not have a key spelled the same (the key would shadow it)."""
 
-ARMS_BOUND = 250
-"""`build.limits.ARMS_LIMIT` (which `render` may not import; a test pins them equal): the
-widest union an argument spelling may make by joining arrays of a union."""
-DEPTH_BOUND = 500
-"""`build.limits.EXPRESSION_LIMIT`, likewise: the deepest expression it may make."""
-
 
 def argument_type_expr(node: ir.TypeNode) -> fmt.Expr:
     """The annotation of a value the caller passes (a type reachable from a tool's
@@ -303,7 +297,7 @@ def _covariant(expr: fmt.Expr) -> fmt.Expr:
 
 def _too_big(expr: fmt.Expr) -> bool:
     depth, widest = _size(expr)
-    return depth > DEPTH_BOUND or widest > ARMS_BOUND
+    return depth > ir.EXPRESSION_LIMIT or widest > ir.ARMS_LIMIT
 
 
 def _size(expr: fmt.Expr) -> tuple[int, int]:
