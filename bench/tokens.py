@@ -1,10 +1,10 @@
 """An offline `o200k_base` token counter for the benchmarks.
 
 `tiktoken` downloads its vocabulary on first use, which this machine cannot do. The same
-vocabulary ships inside the npm `tiktoken@1.0.22` package (`encoders/o200k_base.json`);
-it is fetched from the npm registry once into `bench/.cache/`, rewritten in tiktoken's own
-file format, checked against the SHA-256 tiktoken pins for the official file, and put where
-tiktoken looks for its cache. From then on `tiktoken.get_encoding("o200k_base")` works
+vocabulary ships inside the npm `tiktoken@1.0.22` package (`encoders/o200k_base.json`), a
+pinned dev dependency of the project (`npm ci`; else fetched from the npm registry once into
+`bench/.cache/`); it is rewritten in tiktoken's own file format, checked against the
+SHA-256 tiktoken pins for the official file, and put where tiktoken looks for its cache. From then on `tiktoken.get_encoding("o200k_base")` works
 unchanged, and re-checks the hash itself on every load.
 """
 
@@ -17,7 +17,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-CACHE = Path(__file__).resolve().parent / ".cache"
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / "bench" / ".cache"
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 NPM_PACKAGE = "tiktoken@1.0.22"
@@ -35,15 +36,17 @@ def _vocabulary_text(npm_root: Path) -> str:
     return "".join(f"{token} {rank}\n" for rank, token in sorted(ranks.items()))
 
 
-def _install_vocabulary() -> Path:
+def _install_vocabulary(directory: Path = CACHE / "tiktoken") -> Path:
     """tiktoken's cache directory holding the checked o200k file (made once)."""
-    directory = CACHE / "tiktoken"
     target = directory / hashlib.sha1(O200K_URL.encode()).hexdigest()
     if target.is_file():
         return directory
     npm_dir = CACHE / "npm-tiktoken"
     package = npm_dir / "node_modules" / "tiktoken"
-    if not package.is_dir():
+    installed = ROOT / "node_modules" / "tiktoken"  # the project's pinned dev dependency
+    if (installed / "encoders" / "o200k_base.json").is_file():
+        package = installed
+    elif not package.is_dir():
         npm_dir.mkdir(parents=True, exist_ok=True)
         subprocess.run(
             ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(npm_dir), NPM_PACKAGE],
@@ -59,9 +62,10 @@ def _install_vocabulary() -> Path:
     return directory
 
 
-def o200k_counter() -> Callable[[str], int]:
-    """A function counting `o200k_base` tokens of a text (special tokens as plain text)."""
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(_install_vocabulary())
+def o200k_counter(directory: Path = CACHE / "tiktoken") -> Callable[[str], int]:
+    """A function counting `o200k_base` tokens of a text (special tokens as plain text); the
+    vocabulary file is kept in `directory`."""
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(_install_vocabulary(directory))
     import tiktoken
 
     encoding = tiktoken.get_encoding("o200k_base")

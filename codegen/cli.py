@@ -426,6 +426,12 @@ def _add_serve_command(commands: Any) -> None:
         "instructions",
     )
     serve.add_argument(
+        "--description-budget",
+        metavar="UNITS",
+        help="longest SDK text given up front, in UTF-16 code units (default: 2048, where "
+        "Claude Code cuts descriptions); a larger SDK is found from programs with catalog.search",
+    )
+    serve.add_argument(
         "--sandbox",
         choices=("auto", "bubblewrap", "namespaces", "none"),
         help="how programs are contained (default: the config's, else auto); none runs them "

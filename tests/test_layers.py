@@ -36,15 +36,16 @@ ALLOWED: dict[str, set[str]] = {
     "engine": BASE | {"ir", "load", "pipeline", "incremental", "render"},
     "mcp": BASE,
     "client": {"mcp"},
-    "codemode": BASE | {"ir", "load", "validate", "engine", "render"},
+    "search": set(),
+    "codemode": BASE | {"ir", "load", "validate", "engine", "render", "search"},
     "codemode.sandbox": BASE | {"codemode"},
     "codemode.runtimes": BASE | {"codemode", "codemode.sandbox"},
     "serve": BASE
-    | {"load", "validate", "mcp", "codemode", "codemode.runtimes", "codemode.sandbox"},
+    | {"load", "validate", "mcp", "codemode", "codemode.runtimes", "codemode.sandbox", "search"},
     "workflow": BASE | {"ir", "load", "pipeline", "engine", "render", "mcp"},
-    "cli": BASE | {"load", "engine", "render", "codemode", "serve", "workflow"},
+    "cli": BASE | {"load", "engine", "render", "codemode", "serve", "workflow", "search"},
     "__init__": BASE
-    | {"ir", "load", "pipeline", "engine", "render", "schema_spelling", "codemode"},
+    | {"ir", "load", "pipeline", "engine", "render", "schema_spelling", "codemode", "search"},
     "__main__": {"cli"},
 }
 """Each layer and the layers it may import: the stages in pipeline order, the engine on top

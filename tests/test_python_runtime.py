@@ -127,21 +127,24 @@ return {"a": a["content"], "b": b["content"], "user": user["name"]}
     assert_no_worker_left(runtime)
 
 
-def test_exactly_two_names_are_bound() -> None:
+def test_exactly_three_names_are_bound() -> None:
     tools, _ = registry()
     result = execute(tools, "return sorted(k for k in globals() if not k.startswith('__'))")
-    assert result.value["result"] == ["ToolCallError", "tools"]
+    assert result.value["result"] == ["ToolCallError", "catalog", "tools"]
 
 
 def test_unknown_tools_and_run_code_fail_clearly() -> None:
     tools, _ = registry()
     result = execute(tools, "await tools.delete_everything({})")
     assert result.code == ErrorCode.CODE_RUN_FAILED
-    assert "no tool named 'delete_everything'" in result.content
-    assert "available: get-user, read_file" in result.content
+    assert 'ToolCallError: unknown tool "delete_everything"' in result.content
+    assert "available:" not in result.content  # never the list of every tool
+    result = execute(tools, "await tools.read_files(path='x')")
+    assert 'unknown tool "read_files"; closest by search:\n' in result.content
+    assert "tools.read_file(" in result.content
     assert "run_code cannot be called" in execute(tools, "await tools.run_code({})").content
-    result = execute(tools, "return await tools['nope']({})")
-    assert "KeyError" in result.content
+    result = execute(tools, "return ['read_file' in tools, 'nope' in tools]")
+    assert result.value["result"] == [True, False]
 
 
 def test_runs_share_no_state() -> None:

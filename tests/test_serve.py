@@ -409,6 +409,65 @@ def test_list_changed_regenerates_and_notifies(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_tools_changing_inside_a_server_leave_the_search_tier_alone(tmp_path: Path) -> None:
+    """In the search tier the description holds no tool: a tool added inside a server
+    changes none of its bytes, so the client is not told (its prompt cache survives), and
+    programs find and call the new tool at once."""
+    config = tmp_path / "servers.json"
+    config.write_text(
+        json.dumps(
+            {"mcpServers": {"changing": {"command": sys.executable, "args": [str(CHANGING)]}}}
+        )
+    )
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "codegen", "serve", "--config", str(config), "--description-budget", "1200"],
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT)},
+    )
+    stderr = tmp_path / "stderr"
+    find = (
+        'names = await catalog.names("changing")\n'
+        'hits = await catalog.search("echo text")\n'
+        'return [names, hits.names[0], await tools[hits.names[0]](text="hi")]'
+    )
+
+    async def session() -> tuple[str, str, Any, list[Any]]:
+        with stderr.open("w") as errlog:
+            async with Client(stdio_client(parameters, errlog=errlog), cache=None) as client:
+                first = (await client.list_tools()).tools[0].description or ""
+                events: list[Any] = []
+                async with client.listen(tools_list_changed=True) as changes:
+                    grow = "return await tools.changing__grow({})"
+                    await client.call_tool("run_code", {"code": grow, "description": "Grow"})
+                    while "tool list re-read, nothing changed" not in stderr.read_text():
+                        await anyio.sleep(0.05)  # bounded by the session's deadline
+                    with anyio.move_on_after(0):
+                        events.append(await changes.__anext__())
+                after = (await client.list_tools()).tools[0].description or ""
+                found = await client.call_tool("run_code", {"code": find, "description": "Find"})
+                return first, after, found.structured_content, events
+
+    async def bounded() -> Any:
+        with anyio.fail_after(180):
+            return await session()
+
+    first, after, found, events = anyio.run(bounded)
+    assert "catalog.search" in first and len(first.encode("utf-16-le")) // 2 <= 1200
+    assert after == first and events == []
+    assert found == {
+        "logs": [],
+        "result": [
+            ["changing__added", "changing__grow", "changing__touch"],
+            "changing__added",
+            "hi",
+        ],
+    }
+    told = stderr.read_text()
+    assert "run_code description: search tier (discovery, server index: " in told
+    assert "of 1,200 UTF-16 units" in told
+
+
+@pytest.mark.slow
 def test_sdk_in_instructions(tmp_path: Path) -> None:
     """`--sdk instructions`: the Code Mode prompt is the server's instructions and
     run_code keeps its plain description, which points at the system prompt."""

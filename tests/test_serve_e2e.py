@@ -60,12 +60,14 @@ def write_config(folder: Path, servers: dict[str, Any], **settings: Any) -> Path
 
 
 def two_upstreams(folder: Path) -> Path:
+    """The two real servers, with a budget their whole SDK fits (about 6,000 units)."""
     return write_config(
         folder,
         {
             "time": {"command": TIME, "args": ["--local-timezone", "UTC"]},
             "everything": {"command": str(EVERYTHING), "deny": ["get-env"]},
         },
+        description_budget=65536,
     )
 
 
@@ -232,6 +234,120 @@ def test_session_with_two_real_upstreams(tmp_path: Path, golden: Any) -> None:
     assert re.search(r'"time" \(.*mcp-server-time --local-timezone UTC\) stopped \(', stderr)
     assert "its 2 tools are removed, the other servers are still served" in stderr
     assert "Traceback" not in stderr
+    assert wait_gone(seen["pids"]) == [], "every process of the session is gone"
+
+
+CORPUS_SERVER = ROOT / "tests" / "fixtures" / "serve" / "corpus_server.py"
+
+PROGRAM_FIND_AND_CALL = """\
+hits = await catalog.search("current time in a time zone")
+print(hits)
+now = await tools[hits.names[0]](timezone="Asia/Tokyo")
+return {"called": hits.names[0], "timezone": now["timezone"]}
+"""
+
+PROGRAM_STEPS = """\
+hits = await catalog.search(
+    ["create an issue in a GitHub repository", "post a message to a Slack channel"], k=4
+)
+print(hits)
+print(await catalog.describe("slack__slack_post_message"))
+posted = await tools.slack__slack_post_message(channel_id="C1", text="Found by search")
+print(posted)
+return [server["name"] for server in await catalog.servers()]
+"""
+
+PROGRAM_GUESS = """\
+return await tools.get_time(timezone="UTC")
+"""
+
+
+def many_upstreams(folder: Path, **settings: Any) -> Path:
+    """Two real servers and five recorded ones: 101 tools behind one run_code."""
+    corpus = {
+        name: {
+            "command": sys.executable,
+            "args": [str(CORPUS_SERVER), str(ROOT / "tests" / "corpus" / "mcp" / f"{name}.json")],
+        }
+        for name in ("github", "filesystem", "kubernetes", "playwright", "slack")
+    }
+    corpus["github"]["description"] = "GitHub repositories, files, issues and pull requests."
+    corpus["slack"]["description"] = "Slack channels, messages, threads and users."
+    return write_config(
+        folder,
+        {
+            "time": {
+                "command": TIME,
+                "args": ["--local-timezone", "UTC"],
+                "description": "Current time, and times converted between time zones.",
+            },
+            "everything": {"command": str(EVERYTHING), "deny": ["get-env"]},
+            **corpus,
+        },
+        **settings,
+    )
+
+
+def utf16_units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def test_a_large_catalog_is_found_by_search(tmp_path: Path, golden: Any) -> None:
+    """Past the description budget, run_code's description is the discovery text (within
+    2,048 UTF-16 units), and one program searches and calls what it found."""
+    config = many_upstreams(tmp_path)
+    errors = tmp_path / "serve.stderr"
+    lines: list[str] = ["# codegen serve: a catalog too large to describe", ""]
+    seen: dict[str, Any] = {}
+
+    async def run_code(client: Any, program: str, title: str, about: str) -> Any:
+        result = await client.call_tool("run_code", {"code": program, "description": about})
+        lines.extend([f"## run_code: {title}", "", "```python", program.rstrip(), "```", ""])
+        lines.extend([f"isError: {result.is_error}", "", "```text", text_of(result), "```", ""])
+        return result
+
+    async def session() -> None:
+        with errors.open("w") as errlog:
+            async with Client(
+                stdio_client(serve_parameters(config), errlog=errlog), cache=None
+            ) as client:
+                seen["pids"] = descendants(serve_process(config))
+                listed = await client.list_tools()
+                assert [tool.name for tool in listed.tools] == ["run_code"]
+                description = listed.tools[0].description or ""
+                seen["units"] = utf16_units(description)
+                lines.extend(["## tools/list: run_code's description", "", description, ""])
+
+                found = await run_code(
+                    client, PROGRAM_FIND_AND_CALL, "search, then call, in one run", "Read a clock"
+                )
+                assert found.is_error is False
+                assert found.structured_content["result"] == {
+                    "called": "time__get_current_time",
+                    "timezone": "Asia/Tokyo",
+                }
+                steps = await run_code(
+                    client, PROGRAM_STEPS, "one query per step, describe", "Post to Slack"
+                )
+                assert steps.is_error is False
+                logs = "\n".join(steps.structured_content["logs"])
+                assert "tools.github__create_issue(" in logs
+                assert "async def slack__slack_post_message(" in logs
+                assert '"channel_id": "C1"' in logs
+                guess = await run_code(client, PROGRAM_GUESS, "a guessed name", "Read a clock")
+                assert guess.is_error is True
+                assert 'unknown tool "get_time"; closest by search:' in text_of(guess)
+                assert "tools.time__get_current_time(" in text_of(guess)
+
+    run(session)
+    stderr = errors.read_text()
+    assert seen["units"] <= 2048
+    assert re.search(
+        r"run_code description: search tier \(discovery, server index: \w+\), ", stderr
+    )
+    assert "Traceback" not in stderr
+    transcript = normalize("\n".join(lines))
+    assert transcript == golden("serve", "md", "discovery-transcript")
     assert wait_gone(seen["pids"]) == [], "every process of the session is gone"
 
 

@@ -104,9 +104,12 @@ def test_unknown_tools_and_run_code_fail_clearly(setup: str) -> None:
     tools, _ = registry(setup)
     result = execute(tools, "await tools.delete_everything({})")
     assert result.code == ErrorCode.CODE_RUN_FAILED
-    assert 'no tool named "delete_everything"' in result.content
-    assert "available: get-user, read_file" in result.content
+    assert 'unknown tool "delete_everything"' in result.content
+    assert "available:" not in result.content  # never the list of every tool
     assert "at line 1 of the program" in result.content
+    result = execute(tools, "await tools.read_files({ path: 'x' })")
+    assert 'unknown tool "read_files"; closest by search:\n' in result.content
+    assert "tools.read_file(" in result.content
     assert "run_code cannot be called" in execute(tools, "await tools.run_code({})").content
     result = execute(tools, "(tools as any).extra = 1")
     assert "tools is read-only" in result.content

@@ -29,6 +29,7 @@ from typing import Any
 from .code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .execution import Execution, ToolCall, ToolContext, mint_parent
 from .executor import Pending
+from .fitting import DEFAULT_RESULT_TOKENS, MIN_BUDGET, fit_run_output, fit_text
 from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import maybe_await
 from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
@@ -65,13 +66,15 @@ class DispatchEvent:
 
 def present_run_output(value: Any) -> str:
     """The text of a run: the logs, then the result (a string as it is, anything else as
-    indented JSON), or a fixed line when there is neither."""
+    indented JSON), then what was cut to fit, or a fixed line when there is nothing."""
     parts = list(value.get("logs", []))
     if "result" in value:
         result = value["result"]
         parts.append(
             result if isinstance(result, str) else json.dumps(result, indent=2, ensure_ascii=False)
         )
+    if "cut" in value:
+        parts.append(f"[{value['cut']}]")
     text = "\n".join(part for part in parts if part != "")
     return text if text else NO_OUTPUT
 
@@ -90,11 +93,30 @@ async def run_code_handler(arguments: Any, context: ToolContext) -> Any:
     if runtime is None:
         raise NoRuntime("run_code needs a code runtime, and none is mounted")
     run = ProgramRun(registry, context.execution, context)
-    output = await run.run(runtime, code)
+    budget = getattr(registry, "result_tokens", DEFAULT_RESULT_TOKENS)
+    try:
+        output = await run.run(runtime, code)
+    except CodeRunFailed as failed:
+        raise await off_loop(fitted_failure, failed, budget, weight=failed.logs) from None
     value: dict[str, Any] = {"logs": list(output.logs)}
     if output.result is not MISSING:
         value["result"] = output.result
-    return value
+    fitted = await off_loop(fit_run_output, value, budget, weight=value)
+    if fitted.note is None:
+        return fitted.value
+    return {**fitted.value, "cut": fitted.note}
+
+
+def fitted_failure(failed: CodeRunFailed, budget: int) -> CodeRunFailed:
+    """A failed run's message and logs cut to fit `budget` tokens between them (clients
+    reject larger results), with a note of what was cut."""
+    message, _ = fit_text(failed.message, max(MIN_BUDGET, budget // 4))
+    logs = "\n".join(failed.logs)
+    if not logs:
+        return CodeRunFailed(failed.kind, message)
+    kept, note = fit_text(logs, max(MIN_BUDGET, budget - budget // 4))
+    lines = kept.split("\n") if note is not None else list(failed.logs)
+    return CodeRunFailed(failed.kind, message, lines)
 
 
 @dataclass(eq=False)
@@ -129,7 +151,9 @@ class ProgramRun:
 
     async def run(self, runtime: Any, code: str) -> RunOutput:
         names = tuple(self.registry.visible(self.outer.scope))
-        bindings = Bindings(names=tuple(n for n in names if n != RUN_CODE), call=self.submit)
+        bindings = Bindings(
+            names=tuple(n for n in names if n != RUN_CODE), call=self.submit, discover=self.discover
+        )
         self.driver = asyncio.ensure_future(self._drive())
         try:
             output: RunOutput = await runtime.run(code, bindings, self.controller.signal)
@@ -161,6 +185,17 @@ class ProgramRun:
         self.queue.append(sub)
         self.wakeup.set()
         return await sub.future
+
+    async def discover(self, op: str, arguments: Any) -> Any:
+        """A program's question to `catalog`, answered over the tools its scope sees (in a
+        thread: the first question may build the index and the section)."""
+        from .discovery import DiscoveryError
+
+        discovery = self.registry.discovery(self.outer.scope)
+        try:
+            return await asyncio.to_thread(discovery.answer, op, arguments)
+        except DiscoveryError as error:
+            raise ToolCallFailed(f"catalog.{op}", str(error)) from None
 
     # --- the driver --------------------------------------------------------------------------
 

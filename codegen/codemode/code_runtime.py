@@ -48,10 +48,13 @@ class ToolCallFailed(Exception):
 
 @dataclass(frozen=True)
 class Bindings:
-    """What a program can call: the visible tools (never run_code) by name."""
+    """What a program can call: the visible tools (never run_code) by name, and the
+    catalog's questions (`discover(op, args)`: `catalog.search` and the others; None where
+    the host answers none)."""
 
     names: tuple[str, ...]
     call: Callable[[str, Any], Awaitable[Any]]
+    discover: Callable[[str, Any], Awaitable[Any]] | None = None
 
 
 @dataclass(frozen=True)

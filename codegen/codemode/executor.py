@@ -72,6 +72,8 @@ class RegistryView(Protocol):
 
     def collapses(self, name: str, scope: Scope | None, nested: bool) -> bool: ...
 
+    def unknown_tool_message(self, name: str, scope: Scope | None) -> str: ...
+
 
 class _Final(Exception):
     """A result that skips the remaining stages (post-execute included)."""
@@ -229,7 +231,12 @@ def _denied(execution: Execution, reason: str) -> ToolResult:
 async def _dispatch(registry: RegistryView, execution: Execution) -> ToolResult:
     spec = registry.resolve(execution.name, execution.scope, execution.nested)
     if spec is None or spec.handler is None:
-        return unknown_tool(execution.call_id, execution.name, collapsed=False)
+        message = ""
+        if spec is None and execution.nested:
+            message = await asyncio.to_thread(
+                registry.unknown_tool_message, execution.name, execution.scope
+            )
+        return unknown_tool(execution.call_id, execution.name, False, message)
     problems = await off_loop(
         argument_problems, spec, execution.arguments, weight=execution.arguments
     )

@@ -40,10 +40,13 @@ class UnknownLanguageError(CodegenError):
 
 @dataclass(frozen=True, slots=True)
 class RunCodeFlavor:
-    """The two language-specific texts of the `run_code` definition."""
+    """The language-specific texts of the `run_code` definition: its description when the
+    SDK comes with it, its `code` parameter, and the paragraphs of its description when the
+    tools are found from the program instead (`tiers`: essentials first)."""
 
     description: str
     code: str
+    search: tuple[str, ...] = ()
 
 
 SDK_RENDERERS: Mapping[str, Callable[[Any], str]] = MappingProxyType(
@@ -58,8 +61,9 @@ _RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
                 "Run a Python program against the tools described in the system prompt. It takes "
                 "two required arguments: `code`, the body of an async Python function (top-level "
                 "`await` and `return` work), and `description`, a short summary of what the "
-                "program does. Inside the program exactly two names are defined, `tools` and "
-                "`ToolCallError`: call a tool with keyword arguments, `await tools.name(key=value)`, "
+                "program does. Inside the program three names are defined, `tools`, `catalog` "
+                "(search the tools) and `ToolCallError`: call a tool with keyword arguments, "
+                "`await tools.name(key=value)`, "
                 'or `await tools["exact-name"](key=value)` for one the SDK marks '
                 '`@tool("exact-name")`, passing plain JSON values. Only what the program prints '
                 "and the JSON value it returns come back, so extract what matters instead of "
@@ -67,8 +71,27 @@ _RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
             ),
             code=(
                 "The program: the body of an async Python function. Top-level `await` and "
-                "`return` work; `tools` and `ToolCallError` are defined; print() output and the "
-                "returned JSON value are the result."
+                "`return` work; `tools`, `catalog` and `ToolCallError` are defined; print() "
+                "output and the returned JSON value are the result."
+            ),
+            search=(
+                "Run a Python program against this session's tools. `code` is the body of an "
+                "async function (top-level `await` and `return` work); `description` says in "
+                "five to ten words what it does. Only what the program prints and the JSON value "
+                "it returns come back, so extract what matters.",
+                "Call a tool with keyword arguments, `await tools.name(key=value)`, or "
+                '`await tools["exact-name"](key=value)` when the name is not an identifier, '
+                "passing plain JSON values; a failed call raises `ToolCallError`. Run "
+                "independent calls with `asyncio.gather`.",
+                "The tools are too many to list here: find them from the program with `catalog`. "
+                "Never guess a name: search, then call; both can happen in one program. For "
+                'example: `print(await catalog.search("current time in a city"))` prints one '
+                "line per tool with its exact call, required arguments, result type and summary "
+                "(the result's `.names` holds the names, best first).",
+                '`await catalog.describe("name")` returns one tool\'s full declaration with the '
+                "types it uses. `catalog.search(query, k=8, server=None)` also takes a list of "
+                "queries, one per step of a task. `await catalog.servers()` lists the servers, "
+                '`await catalog.names("server")` the tools of one.',
             ),
         ),
         "typescript": RunCodeFlavor(
@@ -84,8 +107,28 @@ _RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
             ),
             code=(
                 "The program: the body of an async TypeScript function. Top-level `await` and "
-                "`return` work; types are stripped before it runs; console.log output and the "
-                "returned JSON value are the result."
+                "`return` work; types are stripped before it runs; `tools`, `catalog` and "
+                "`ToolCallError` are defined; console.log output and the returned JSON value are "
+                "the result."
+            ),
+            search=(
+                "Run a TypeScript program against this session's tools. `code` is the body of an "
+                "async function (top-level `await` and `return` work; types are stripped, so use "
+                "erasable syntax only: no enums or namespaces); `description` says in five to "
+                "ten words what it does. Only what the program logs with console.log and the "
+                "JSON value it returns come back, so extract what matters.",
+                "Call a tool with one object of JSON values, `await tools.name(args)`, or "
+                '`await tools["exact-name"](args)` when the name is not an identifier; a failed '
+                "call rejects with `ToolCallError`. Run independent calls with `Promise.all`.",
+                "The tools are too many to list here: find them from the program with `catalog`. "
+                "Never guess a name: search, then call; both can happen in one program. For "
+                'example: `console.log(await catalog.search("current time in a city"))` logs '
+                "one line per tool with its exact call, required arguments, result type and "
+                "summary (the result's `.names` holds the names, best first).",
+                '`await catalog.describe("name")` returns one tool\'s full declaration with the '
+                "types it uses. `catalog.search(query, { k: 8, server })` also takes an array "
+                "of queries, one per step of a task. `await catalog.servers()` lists the "
+                'servers, `await catalog.names("server")` the tools of one.',
             ),
         ),
     }

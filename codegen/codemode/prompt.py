@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .languages import sdk_renderer
+from .tiers import KEEP
 
 if TYPE_CHECKING:
     from .. import ir
     from .scopes import Scope
+    from .tiers import Tiered
 
 
 class PromptHost(Protocol):
@@ -32,6 +34,12 @@ class PromptHost(Protocol):
     def require_runtime(self, scope: Scope | None = None) -> Any: ...
 
     def sdk_catalog(self, scope: Scope | None = None) -> ir.Catalog: ...
+
+    def sdk_tier(
+        self, full: Callable[[], str], floor: int, scope: Scope | None = None, budget: Any = ...
+    ) -> Tiered: ...
+
+    def sdk_floor(self, scope: Scope | None = None) -> int: ...
 
 
 CODE_ONLY = (
@@ -46,6 +54,8 @@ class PromptContext:
     registry: PromptHost
     scope: Scope
     mode: str
+    budget: Any = KEEP
+    """The SDK section's budget for this assembly (`tiers.KEEP`: the registry's)."""
 
 
 @dataclass(frozen=True)
@@ -77,10 +87,16 @@ def _code_only(context: PromptContext) -> str:
 
 
 def _sdk(context: PromptContext) -> str:
+    """The SDK section when it fits the budget, else the discovery text (`tiers`)."""
     if context.mode == "native":
         return ""
-    runtime = context.registry.require_runtime(context.scope)
-    return sdk_renderer(runtime.language)(context.registry.sdk_catalog(context.scope))
+    registry, scope = context.registry, context.scope
+    runtime = registry.require_runtime(scope)
+
+    def full() -> str:
+        return sdk_renderer(runtime.language)(registry.sdk_catalog(scope))
+
+    return registry.sdk_tier(full, registry.sdk_floor(scope), scope, context.budget).text
 
 
 def drop_direct_call_guidance(
@@ -117,11 +133,12 @@ class PromptAssembler:
     def add_listener(self, listener: AssembleListener) -> None:
         self.listeners.append(listener)
 
-    def sections(self, scope: Scope) -> list[RenderedSection]:
+    def sections(self, scope: Scope, budget: Any = KEEP) -> list[RenderedSection]:
+        """`budget`: the SDK section's, when not the registry's (`tiers.KEEP`)."""
         mode = self.registry.mode_for(scope)
         if mode != "native":
             self.registry.require_runtime(scope)
-        context = PromptContext(self.registry, scope, mode)
+        context = PromptContext(self.registry, scope, mode, budget)
         chosen: dict[str, PromptSection] = {s.id: s for s in BUILT_IN}
         for each in scope.chain():  # the nearest scope's section shadows the same id
             chosen.update(self._own.get(each, {}))
@@ -134,5 +151,5 @@ class PromptAssembler:
             result = list(listener(result, context))
         return result
 
-    def assemble(self, scope: Scope) -> str:
-        return "\n\n".join(section.text for section in self.sections(scope))
+    def assemble(self, scope: Scope, budget: Any = KEEP) -> str:
+        return "\n\n".join(section.text for section in self.sections(scope, budget))

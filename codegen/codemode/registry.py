@@ -20,14 +20,17 @@ call may only name `run_code`; a nested call (parent token set) may name every v
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from .. import ir
 from .bridge import present_run_output, run_code_handler
 from .code_runtime import CodeRuntime
+from .discovery import Discovery
 from .execution import ToolCall
 from .executor import execute
+from .fitting import DEFAULT_RESULT_TOKENS
 from .languages import run_code_flavor, sdk_renderer
 from .policy import ApprovalService, AroundDispatch, Guard, Observer, PostExecuteListener
 from .policy import PreExecuteListener as PreExecute
@@ -36,12 +39,31 @@ from .results import ToolResult
 from .run_code_definition import RUN_CODE, run_code_tool
 from .scopes import MODES, Mode, Scope
 from .specs import CodeModeError, Handler, ToolSpec
+from .tiers import DEFAULT_BUDGET, KEEP, Tiered, choose, search_text
 
 __all__ = ["CodeModeError", "Handler", "ToolRegistry", "ToolSpec"]
 
+DISCOVERIES_KEPT = 4
+"""Tool sets whose discovery answers are kept (scopes that see different tools)."""
+SUMMARY_LIMIT = 100
+"""Longest server summary (characters) in the index and `catalog.servers()`."""
+
+
+def _checked_budget(budget: Any) -> int | None:
+    if budget is None:
+        return None
+    if type(budget) is not int or budget < 1:
+        raise ValueError(f"budget must be a positive number of UTF-16 code units, not {budget!r}")
+    return budget
+
 
 class ToolRegistry:
-    def __init__(self, mode: Mode = "native", max_parallel_sub_calls: int = 10) -> None:
+    def __init__(
+        self,
+        mode: Mode = "native",
+        max_parallel_sub_calls: int = 10,
+        budget: int | None = DEFAULT_BUDGET,
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if (
@@ -59,6 +81,17 @@ class ToolRegistry:
         self.approval: ApprovalService | None = None
         self.prompt = PromptAssembler(self)
         self._run_code_specs: dict[str, ToolSpec] = {}
+        self.budget = _checked_budget(budget)
+        """The longest SDK text a model is given up front, in UTF-16 code units (`tiers`):
+        past it, the discovery API stands in for the SDK. None: no budget."""
+        self.server_summaries: dict[str, str] = {}
+        """One line per server (tool-name prefix) for the server index and
+        `catalog.servers()`."""
+        self._discoveries: list[Discovery] = []
+        self.result_tokens = DEFAULT_RESULT_TOKENS
+        """The most a run's result may cost a model, in (estimated) tokens: past it, the
+        logs and the result are cut cleanly, with a note (Claude Code rejects results over
+        25,000 tokens)."""
 
     # --- scopes, modes, registration -----------------------------------------------------
 
@@ -224,16 +257,91 @@ class ToolRegistry:
 
     def sdk_catalog(self, scope: Scope | None = None) -> ir.Catalog:
         """The IR of the SDK tools; invalid registered schemas are a host error."""
+        return self._compile(tuple(self.visible(scope).values()))
+
+    def _compile(self, specs: tuple[ToolSpec, ...]) -> ir.Catalog:
         from ..engine import compile_value
 
-        compiled = compile_value({"tools": self.sdk_schemas(scope)}, source="<registry>")
+        definitions = [spec.definition() for spec in specs]
+        compiled = compile_value({"tools": definitions}, source="<registry>")
         if compiled.catalog is None:
             problems = "; ".join(d.format() for d in compiled.errors[:5])
             raise CodeModeError(f"registered tool schemas are invalid: {problems}")
         return compiled.catalog
 
-    def assemble_prompt(self, scope: Scope | None = None) -> str:
-        return self.prompt.assemble(scope or self.root)
+    def assemble_prompt(self, scope: Scope | None = None, budget: Any = KEEP) -> str:
+        """The system prompt; `budget` (UTF-16 units, None for none) overrides the
+        registry's for the SDK section."""
+        return self.prompt.assemble(scope or self.root, budget)
+
+    # --- tiers and discovery ---------------------------------------------------------------
+
+    def set_budget(self, budget: int | None) -> None:
+        self.budget = _checked_budget(budget)
+
+    def set_server_summary(self, server: str, summary: str) -> None:
+        """The one-line summary of a server (a tool-name prefix); "" removes it."""
+        line = " ".join(summary.split())
+        if len(line) > SUMMARY_LIMIT:
+            line = line[: SUMMARY_LIMIT - 3].rstrip() + "..."
+        if line:
+            self.server_summaries[server] = line
+        else:
+            self.server_summaries.pop(server, None)
+
+    def servers(self, scope: Scope | None = None) -> list[tuple[str, str]]:
+        """The servers of the visible tools, by name, with their summaries."""
+        from .discovery import server_of
+
+        names = sorted({server_of(name) for name in self.visible(scope)} - {""})
+        return [(name, self.server_summaries.get(name, "")) for name in names]
+
+    def sdk_tier(
+        self,
+        full: Callable[[], str],
+        floor: int,
+        scope: Scope | None = None,
+        budget: Any = KEEP,
+    ) -> Tiered:
+        """`full()` when it fits the budget, else the discovery text of the runtime's
+        language."""
+        budget = self.budget if budget is KEEP else _checked_budget(budget)
+        language = self.require_runtime(scope).language
+        paragraphs = run_code_flavor(language).search
+        servers = self.servers(scope)
+        return choose(full, floor, lambda room: search_text(paragraphs, servers, room), budget)
+
+    def sdk_floor(self, scope: Scope | None = None) -> int:
+        """A lower bound of the SDK section's length: every tool's name is in it."""
+        return sum(len(name) for name in self.visible(scope))
+
+    def discovery(self, scope: Scope | None = None) -> Discovery:
+        """The catalog's answers over the tools `scope` sees, shared by every run that sees
+        the same tools (built lazily; the last few tool sets are kept)."""
+        specs = tuple(self.visible(scope).values())
+        language = self.require_runtime(scope).language
+        for found in self._discoveries:
+            if (
+                found.language == language
+                and found.summaries == self.server_summaries
+                and len(found.specs) == len(specs)
+                and all(a is b for a, b in zip(found.specs, specs, strict=True))
+            ):
+                return found
+        made = Discovery(specs, language, self.server_summaries, lambda: self._compile(specs))
+        self._discoveries = [made, *self._discoveries[: DISCOVERIES_KEPT - 1]]
+        return made
+
+    def unknown_tool_message(self, name: str, scope: Scope | None = None) -> str:
+        """What a program's call to a tool its scope does not see is told: the closest
+        tools by search ("" for the plain message). Blocking (the index may be built)."""
+        if name == RUN_CODE:
+            return 'unknown tool "run_code": a program cannot start another program'
+        try:
+            nearest = self.discovery(scope).nearest(name)
+        except CodeModeError:  # no runtime mounted: no language to spell hits in
+            return ""
+        return f"unknown tool {json.dumps(name[:100], ensure_ascii=False)}{nearest}"
 
     # --- execution -----------------------------------------------------------------------
 

@@ -83,11 +83,13 @@ ROUTE_HINT = (
 )
 
 
-def unknown_tool(call_id: str, name: str, collapsed: bool) -> ToolResult:
-    quoted = json.dumps(name, ensure_ascii=False)
-    message = f"unknown tool {quoted}"
-    if collapsed:
-        message += ": " + ROUTE_HINT.format(name=name)
+def unknown_tool(call_id: str, name: str, collapsed: bool, message: str = "") -> ToolResult:
+    """`message` replaces the plain "unknown tool" text (a program's call gets the closest
+    tools by search)."""
+    if not message:
+        message = f"unknown tool {json.dumps(name, ensure_ascii=False)}"
+        if collapsed:
+            message += ": " + ROUTE_HINT.format(name=name)
     return failure(call_id, name, ErrorCode.UNKNOWN_TOOL, message)
 
 

@@ -30,6 +30,11 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "description": "Lines the program printed, in order.",
         },
         "result": {"description": "The JSON value the program returned, if it returned one."},
+        "cut": {
+            "type": "string",
+            "description": "What was cut to fit what clients accept, if anything was: the "
+            "logs and the result keep their start, and stay valid JSON.",
+        },
     },
     "required": ["logs"],
     "additionalProperties": False,

@@ -31,6 +31,7 @@ from typing import Any, TextIO
 from ..errors import UsageError
 from .config import (
     LIMIT_KEYS,
+    MIN_BUDGET,
     ServeConfig,
     example_text,
     load_servers_file,
@@ -39,6 +40,10 @@ from .config import (
     user_config,
 )
 from .upstream import UPSTREAM_MESSAGE
+
+DEFAULT_BUDGET = 2048
+"""The default description budget (`codemode.tiers.DEFAULT_BUDGET`, which a test pins to
+this; serve does not import Code Mode before it must)."""
 
 RESTART_FIRST = 1.0
 RESTART_MAX = 60.0
@@ -75,6 +80,8 @@ class Plan:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     http_token: str | None = None
+    budget: int = DEFAULT_BUDGET
+    """UTF-16 code units of the SDK text given up front (`codemode.tiers`)."""
 
 
 def _config(args: argparse.Namespace) -> ServeConfig:
@@ -136,6 +143,17 @@ def plan(args: argparse.Namespace) -> Plan:
     except UsageError as error:
         raise UsageError(f"serve: --http: {error}") from None
     limits, upstream_message = _limits(settings, args)
+    budget = settings.description_budget or DEFAULT_BUDGET
+    if args.description_budget is not None:
+        try:
+            budget = int(args.description_budget)
+        except ValueError:
+            budget = 0
+        if budget < MIN_BUDGET:
+            raise UsageError(
+                f"serve: --description-budget: expected a number of UTF-16 code units of at "
+                f"least {MIN_BUDGET}, got {args.description_budget!r}"
+            )
     if args.typescript and language != "typescript":
         raise UsageError(f"serve: --typescript applies to --lang typescript, not {language}")
     return Plan(
@@ -152,6 +170,7 @@ def plan(args: argparse.Namespace) -> Plan:
         allowed_hosts=(*settings.http_allowed_hosts, *args.http_allowed_host),
         allowed_origins=(*settings.http_allowed_origins, *args.http_allowed_origin),
         http_token=settings.http_token,
+        budget=budget,
     )
 
 
@@ -235,8 +254,11 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
     from ..codemode.registry import ToolRegistry
     from .mcp_server import Host
 
-    registry = ToolRegistry(mode=settled.mode)  # type: ignore[arg-type]
+    registry = ToolRegistry(mode=settled.mode, budget=settled.budget)  # type: ignore[arg-type]
     registry.mount_runtime(runtime)
+    for upstream in settled.config.upstreams:
+        if upstream.description:
+            registry.set_server_summary(upstream.prefix, upstream.description)
     host = Host(registry, settled.sdk, errlog)
     supervisors = [
         Supervisor(upstream, host, errlog, settled.upstream_message)

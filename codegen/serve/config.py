@@ -55,6 +55,7 @@ SERVER_KEYS = (
     "allow",
     "deny",
     "concurrency_safe",
+    "description",
 )
 SETTING_KEYS = (
     "mode",
@@ -67,6 +68,7 @@ SETTING_KEYS = (
     "http_token",
     "http_allowed_hosts",
     "http_allowed_origins",
+    "description_budget",
 )
 TABLE_KEYS = ("mcpServers", *SETTING_KEYS)
 SETTINGS_KEY = "codegen"
@@ -114,6 +116,9 @@ class Upstream:
     allow: frozenset[str] | None = None
     deny: frozenset[str] = frozenset()
     concurrency_safe: tuple[tuple[str, bool], ...] = ()
+    description: str = ""
+    """One line on what the server is for: its entry in the server index a model reads
+    when the tools are too many to list."""
     shown: str = ""
     """The command or URL as written, `${VAR}`s unexpanded: what messages show, so a secret
     passed through the environment is never printed."""
@@ -142,6 +147,8 @@ class ServeSettings:
     http_token: str | None = None
     http_allowed_hosts: tuple[str, ...] = ()
     http_allowed_origins: tuple[str, ...] = ()
+    description_budget: int | None = None
+    """UTF-16 code units the SDK text given up front may take (`codemode.tiers`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +337,9 @@ def _parse_server(reader: _Reader, name: str, entry: Any, where: str) -> Upstrea
         "allow": None if allow is None else frozenset(reader.strings(allow, f"{where}/allow")),
         "deny": frozenset(reader.strings(entry.get("deny", []), f"{where}/deny")),
         "concurrency_safe": tuple(sorted(concurrency)),
+        "description": ""
+        if "description" not in entry
+        else reader.string(entry["description"], f"{where}/description"),
     }
     if has_url:
         url = reader.string(entry["url"], f"{where}/url", expand=True)
@@ -473,7 +483,24 @@ def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reade
         http_allowed_origins=tuple(
             optional("http_allowed_origins", lambda value, at: reader.strings(value, at)) or ()
         ),
+        description_budget=optional("description_budget", _budget(reader)),
     )
+
+
+MIN_BUDGET = 512
+"""The smallest description budget: the discovery text's essentials need about this much."""
+
+
+def _budget(reader: _Reader) -> Any:
+    def read(value: Any, at: str) -> int:
+        if type(value) is not int or value < MIN_BUDGET:
+            raise reader.fail(
+                at,
+                f"expected a number of UTF-16 code units of at least {MIN_BUDGET}, got {value!r}",
+            )
+        return value
+
+    return read
 
 
 def parse_limits(value: Any, pointer: str, reader: _Reader) -> tuple[tuple[str, float], ...]:
@@ -541,6 +568,7 @@ EXAMPLE = {
             "command": "uvx",
             "args": ["mcp-server-time", "--local-timezone", "${TZ:-UTC}"],
             "concurrency_safe": {"convert_time": True},
+            "description": "Current time, and times converted between time zones.",
         },
         "remote": {
             "url": "https://mcp.example.com/mcp",

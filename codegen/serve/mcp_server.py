@@ -22,7 +22,7 @@ from ..codemode.execution import ToolCall
 from ..codemode.registry import CodeModeError, ToolRegistry
 from .tools import Caller, mount
 from .upstream import Connection, Tools
-from .wire import call_result, instructions, tool_list, wire_definitions
+from .wire import call_result, tool_list, wire_view
 
 NAME = "codegen-serve"
 NOTIFY_INTERVAL = 1.0
@@ -37,6 +37,8 @@ class Host:
         self._mounted: dict[str, list[Callable[[], None]]] = {}
         self._wire: list[dict[str, Any]] | None = None
         self._wire_text = ""
+        self._instructions: str | None = None
+        self._told = ""
         self._sessions: dict[int, Any] = {}
         self._calls = itertools.count(1)
         self.bus: Any = None
@@ -78,12 +80,21 @@ class Host:
         return len(removers)
 
     def definitions(self) -> list[dict[str, Any]]:
-        """The wire definitions, generated once per change of the registry."""
+        """The wire definitions, generated once per change of the registry; the tier of the
+        SDK text is told on stderr whenever it or the text's size changes."""
         if self._wire is None:
-            self._wire = wire_definitions(self.registry, self.place)
+            view = wire_view(self.registry, self.place)
+            self._wire = view.definitions
             self._wire_text = json.dumps(self._wire, sort_keys=True, ensure_ascii=False)
+            self._instructions = view.instructions
             if self.server is not None:
-                self.server.instructions = instructions(self.registry, self.place)
+                self.server.instructions = view.instructions
+            if view.tier is not None:
+                where = "run_code description" if self.place == "description" else "instructions"
+                told = f"{where}: {view.tier.describe(self.registry.budget)}"
+                if told != self._told:
+                    self._told = told
+                    self.note(told)
         return self._wire
 
     # --- upstream events -------------------------------------------------------------------
@@ -173,5 +184,5 @@ class Host:
             on_subscriptions_listen=ListenHandler(self.bus),
         )
         self.definitions()
-        self.server.instructions = instructions(self.registry, self.place)
+        self.server.instructions = self._instructions
         return self.server

@@ -1,7 +1,9 @@
 """The registry in MCP's shapes: the tool list a client gets and the results it reads.
 
 `tools/list` is the registry's wire view (`run_code` alone under `code`, the upstream tools
-and `run_code` under `both`). The model-facing SDK section goes where `place` says:
+and `run_code` under `both`). The model-facing SDK section goes where `place` says, whole
+when it fits the registry's budget (2,048 UTF-16 units by default: clients cut longer
+descriptions), else the discovery text stands in for it (`codemode.tiers`):
 
 - `description` (the default): appended to `run_code`'s description. Every MCP client
   passes tool descriptions to the model, and a client re-reads them after
@@ -20,27 +22,78 @@ tools, with the executor's message, which says how to reach the tool from a prog
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..codemode.languages import sdk_renderer
+from ..codemode.prompt import CODE_ONLY
 from ..codemode.registry import ToolRegistry
 from ..codemode.results import ErrorCode, ToolResult
 from ..codemode.run_code_definition import RUN_CODE, with_sdk
+from ..codemode.tiers import Tiered, utf16_units
 
 
-def wire_definitions(registry: ToolRegistry, place: str) -> list[dict[str, Any]]:
-    """The tool definitions of `tools/list`, in the registry's order (`run_code` last)."""
+@dataclass(frozen=True, slots=True)
+class WireView:
+    """What clients are offered: the tool definitions, the server's instructions, and the
+    tier the SDK text was given in (`codemode.tiers`), with its size."""
+
+    definitions: list[dict[str, Any]]
+    instructions: str | None
+    tier: Tiered | None
+
+
+def wire_view(registry: ToolRegistry, place: str) -> WireView:
+    """The tool definitions of `tools/list`, in the registry's order (`run_code` last), and
+    the instructions; the SDK text in `place`, within the registry's budget."""
     definitions = registry.wire_schemas()
-    if place != "description":
-        return definitions
+    if registry.mode_for(None) == "native":
+        return WireView(definitions, None, None)
+    if place == "instructions":
+        tier = _instructions(registry)
+        return WireView(definitions, tier.text, tier)
+    tier = run_code_description(registry)
+    return WireView(
+        [
+            {**each, "description": tier.text} if each["name"] == RUN_CODE else each
+            for each in definitions
+        ],
+        None,
+        tier,
+    )
+
+
+def run_code_description(registry: ToolRegistry) -> Tiered:
+    """`run_code`'s description carrying the SDK when that fits the budget, else the
+    discovery text."""
+    definition = registry.run_code_spec().definition()
     language = registry.require_runtime().language
-    section = sdk_renderer(language)(registry.sdk_catalog())
-    return [with_sdk(each, section) if each["name"] == RUN_CODE else each for each in definitions]
+
+    def full() -> str:
+        section = sdk_renderer(language)(registry.sdk_catalog())
+        text: str = with_sdk(definition, section)["description"]
+        return text
+
+    floor = registry.sdk_floor() + utf16_units(definition["description"])
+    return registry.sdk_tier(full, floor)
 
 
-def instructions(registry: ToolRegistry, place: str) -> str | None:
-    """The server's `instructions`: the Code Mode prompt when it is the SDK's place."""
-    return registry.assemble_prompt() if place == "instructions" else None
+def _instructions(registry: ToolRegistry) -> Tiered:
+    """The Code Mode prompt as instructions: the code-only note and the SDK section (or the
+    discovery text), the whole within the budget."""
+    budget = registry.budget
+    note = CODE_ONLY if registry.mode_for(None) == "code" else ""
+    room = None if budget is None else max(1, budget - utf16_units(note) - 2)
+    language = registry.require_runtime().language
+
+    def full() -> str:
+        return sdk_renderer(language)(registry.sdk_catalog())
+
+    tier = registry.sdk_tier(full, registry.sdk_floor(), None, room)
+    text = "\n\n".join(part for part in (note, tier.text) if part)
+    if budget is not None and utf16_units(text) > budget:  # not even the note fits
+        text = tier.text
+    return Tiered(text, tier.tier, tier.index)
 
 
 def tool_list(definitions: list[dict[str, Any]]) -> Any:

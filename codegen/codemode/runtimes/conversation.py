@@ -292,6 +292,8 @@ class WorkerRun:
                 self._log(message.get("text"))
             elif kind == "call":
                 self._call(message, len(line))
+            elif kind == "discover":
+                self._discover(message, len(line))
             elif kind == "done":
                 result = message.get("result", MISSING)
                 if result is not MISSING:
@@ -322,7 +324,7 @@ class WorkerRun:
                 f"the program printed or returned more than {self.limits.output_bytes} bytes",
             )
 
-    def _call(self, message: dict[str, Any], size: int) -> None:
+    def _call(self, message: dict[str, Any], size: int, discover: bool = False) -> None:
         call_id, name = message.get("id"), message.get("name")
         if type(call_id) is not int or not isinstance(name, str) or "args" not in message:
             raise self._failure("invalid-output", "a malformed tool call message")
@@ -342,11 +344,23 @@ class WorkerRun:
                 "exception",
                 f"more than {self.limits.max_pending_calls} tool calls were pending at once",
             )
-        self.calls[call_id] = self._task(self._answer(call_id, name, message["args"]))
+        self.calls[call_id] = self._task(self._answer(call_id, name, message["args"], discover))
 
-    async def _answer(self, call_id: int, name: str, arguments: Any) -> None:
+    def _discover(self, message: dict[str, Any], size: int) -> None:
+        """A question to `catalog`: counted and answered like a call."""
+        call_id, op = message.get("id"), message.get("op")
+        if type(call_id) is not int or not isinstance(op, str) or "args" not in message:
+            raise self._failure("invalid-output", "a malformed catalog message")
+        self._call({"id": call_id, "name": op, "args": message["args"]}, size, discover=True)
+
+    async def _answer(self, call_id: int, name: str, arguments: Any, discover: bool) -> None:
+        """Answer one call (or, with `discover`, one question `name` to the catalog)."""
         try:
-            value = await self.bindings.call(name, arguments)
+            if discover:
+                name = f"catalog.{name}"
+                value = await self._ask_catalog(name, arguments)
+            else:
+                value = await self.bindings.call(name, arguments)
             reply = {"type": "result", "id": call_id, "ok": True, "value": value}
         except Exception as error:
             message = (
@@ -360,6 +374,11 @@ class WorkerRun:
             self.calls.pop(call_id, None)  # answered (or cancelled): no longer pending
         with contextlib.suppress(Exception):
             self._write(await off_loop(_encode, reply, weight=reply.get("value")))
+
+    async def _ask_catalog(self, name: str, arguments: Any) -> Any:
+        if self.bindings.discover is None:
+            raise ToolCallFailed(name, "this host offers no catalog to search")
+        return await self.bindings.discover(name.removeprefix("catalog."), arguments)
 
     def _send(self, message: dict[str, Any]) -> None:
         self._write(_encode(message))

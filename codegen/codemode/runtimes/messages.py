@@ -4,8 +4,9 @@ limits themselves are `codemode.run_limits.RuntimeLimits`).
 
 Messages are JSON lines on two pipes. From the host: `start` (program, tool names, limits),
 then `result` for each call. To the host: `ready` (started and waiting for its program),
-`log` (a printed line), `call` (a tool call: id, name, arguments), and finally `done` (with
-the returned value, if any) or `error` (kind and message).
+`log` (a printed line), `call` (a tool call: id, name, arguments), `discover` (a question
+to `catalog`: id, op, arguments; answered like a call), and finally `done` (with the
+returned value, if any) or `error` (kind and message).
 """
 
 from __future__ import annotations

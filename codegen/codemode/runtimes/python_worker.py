@@ -4,13 +4,14 @@ Started by `runtimes.python` as `python -I -c <this file> READ_FD WRITE_FD [HOST
 needs the standard library only. On Linux the kernel kills the worker when its parent dies
 (PR_SET_PDEATHSIG); given HOST_PID (what `getppid()` must return), a worker whose host died
 before that was set exits at once. Messages are JSON lines on two pipes. From the host:
-`start` (program, tool names, limits), then `result` for each call. To the host: `ready` (started
-and waiting for its program), `log` (a printed line), `call` (a tool call: id, name,
-arguments), and finally `done` (with the returned value, if any) or `error` (kind and
-message).
+`start` (program, tool names, limits), then `result` for each call. To the host: `ready`
+(started and waiting for its program), `log` (a printed line), `call` (a tool call: id, name,
+arguments), `discover` (a question to `catalog`: id, op, arguments; answered like a call),
+and finally `done` (with the returned value, if any) or `error` (kind and message).
 
 The program runs as the body of an `async def`, so top-level `await` and `return` work, with
-exactly two names bound: `tools` and `ToolCallError`. Calls start as soon as they are made
+exactly three names bound: `tools`, `catalog` (discovery: `discover` messages the host
+answers like calls) and `ToolCallError`. Calls start as soon as they are made
 (like JavaScript promises), so `asyncio.gather` overlaps them and a call that is never
 awaited still reaches the host. The worker itself is no security boundary (refusing
 `os.fork` and friends only catches mistakes); the sandbox it is started in is (see
@@ -165,9 +166,77 @@ def _path(where: Any) -> str:
     return "$" + "".join(reversed(pieces))
 
 
+class SearchHits(str):
+    """What `catalog.search` returns: the hits as text, one line per tool (print it), with
+    `names` (best first), `matched` (how many tools matched) and `cut` (whether more
+    matched than are shown)."""
+
+    names: list[str]
+    matched: int
+    cut: bool
+
+    def __new__(cls, answer: dict[str, Any]) -> SearchHits:
+        hits = super().__new__(cls, answer["text"])
+        hits.names = list(answer["names"])
+        hits.matched = answer["matched"]
+        hits.cut = answer["cut"]
+        return hits
+
+
+class _Catalog:
+    """The tools, found from inside a program: `search`, `describe`, `servers`, `names`.
+    A name of its own beside `tools`, so no tool can shadow it and it shadows no tool."""
+
+    __slots__ = ("_channel",)
+    _channel: _Channel
+
+    def __init__(self, channel: _Channel) -> None:
+        object.__setattr__(self, "_channel", channel)
+
+    async def search(
+        self, query: str | list[str], k: int = 8, server: str | None = None
+    ) -> SearchHits:
+        """The tools that best match `query` (or a list of queries, one per step of a
+        task), at most `k`, from one `server` or all."""
+        return SearchHits(await self._ask("search", {"query": query, "k": k, "server": server}))
+
+    async def describe(self, name: str) -> str:
+        """The tool's declaration as the SDK writes it, with the types it uses."""
+        text: str = await self._ask("describe", {"name": name})
+        return text
+
+    async def servers(self) -> list[dict[str, Any]]:
+        """Each server: `name` (the prefix of its tools' names), `summary`, `tools`."""
+        found: list[dict[str, Any]] = await self._ask("servers", {})
+        return found
+
+    async def names(self, server: str | None = None) -> list[str]:
+        """The tool names of one server (every tool's without one)."""
+        found: list[str] = await self._ask("names", {"server": server})
+        return found
+
+    def _ask(self, op: str, args: dict[str, Any]) -> asyncio.Future[Any]:
+        _check_json(args)
+        channel = self._channel
+        future = asyncio.get_event_loop().create_future()
+        channel.next_id += 1
+        channel.pending[channel.next_id] = future
+        channel.send({"type": "discover", "id": channel.next_id, "op": op, "args": args})
+        return future
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("catalog is read-only")
+
+    def __repr__(self) -> str:
+        return (
+            "<catalog: search(query, k=8, server=None), describe(name), servers(), names(server)>"
+        )
+
+
 class _Tools:
     """`tools.name(args)` and `tools["name"](args)`; a call starts at once and returns an
-    awaitable."""
+    awaitable. A name no tool has is still sent: the host answers with the closest tools
+    by search (the worker holds names, not the index)."""
 
     __slots__ = ("_channel", "_names")
 
@@ -178,8 +247,6 @@ class _Tools:
     def _binding(self, name: str) -> Any:
         if name == "run_code":
             raise AttributeError("run_code cannot be called from a program")
-        if name not in self._names:
-            raise AttributeError(f"no tool named {name!r} (available: {_listing(self._names)})")
         channel = self._channel
 
         def call(args: Any = None, /, **kwargs: Any) -> asyncio.Future[Any]:
@@ -221,6 +288,9 @@ class _Tools:
             return self._binding(name)
         except AttributeError as error:
             raise KeyError(str(error)) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
 
     def __dir__(self) -> list[str]:
         return sorted(self._names)
@@ -350,13 +420,6 @@ def _set_limits(limits: dict[str, Any]) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
 
 
-def _listing(names: frozenset[str], shown: int = 20) -> str:
-    """The first `shown` names, sorted, and how many more there are."""
-    ordered = sorted(names)
-    text = ", ".join(ordered[:shown]) or "none"
-    return text + (f", and {len(ordered) - shown} more" if len(ordered) > shown else "")
-
-
 def _cut(text: str, limit: int) -> str:
     """At most `limit` bytes of UTF-8 (0: no limit), with a note of what was cut."""
     if not limit or len(text) <= limit // 4:
@@ -388,6 +451,7 @@ async def _main(channel: _Channel, start: dict[str, Any]) -> Any:
         "__name__": "__program__",
         "__builtins__": builtins,
         "tools": _Tools(start["tools"], channel),
+        "catalog": _Catalog(channel),
         "ToolCallError": ToolCallError,
     }
     code = compile(source, "<program>", "exec", dont_inherit=True)

@@ -6,11 +6,13 @@
 // protocol is the Python worker's: JSON lines on two pipes. From the host: `start` (program,
 // tool names, limits), then `result` for each call. To the host: `ready` (started, the type
 // stripper loaded, waiting for its program), `log` (a printed line), `call` (a tool call: id,
-// name, arguments), and finally `done` (with the returned value, if any) or `error` (kind and
-// message).
+// name, arguments), `discover` (a question to `catalog`: id, op, arguments; answered like a
+// call), and finally `done` (with the returned value, if any) or `error` (kind and message).
 //
 // The program is the body of an async function, so top-level `await` and `return` work,
-// with exactly two names of its own in scope: `tools` and `ToolCallError`. Calls start as
+// with exactly three names of its own in scope: `tools`, `catalog` (discovery: search,
+// describe, servers, names) and `ToolCallError`. A name no tool has is still sent: the host
+// answers with the closest tools by search (the worker holds names, not the index). Calls start as
 // soon as they are made, so `Promise.all` overlaps them and a call never awaited still
 // reaches the host (and its failure is no unhandled rejection). The worker is no security
 // boundary; the host sets its rlimits and the sandbox contains it.
@@ -31,7 +33,7 @@
 
   const MAX_DEPTH = 256; // containers a value may nest (`[[1]]` nests 2), as the host checks
   const FILENAME = "program.ts";
-  const HEADER = '(async function (tools, ToolCallError) {"use strict";\n';
+  const HEADER = '(async function (tools, catalog, ToolCallError) {"use strict";\n';
 
   // Taken before the program runs: it may replace the globals, never these.
   const stringify = JSON.stringify;
@@ -205,11 +207,6 @@
 
     function binding(name) {
       if (name === "run_code") throw new TypeError("run_code cannot be called from a program");
-      if (!known.has(name)) {
-        const more = listed.length > 20 ? `, and ${listed.length - 20} more` : "";
-        const available = (listed.slice(0, 20).join(", ") || "none") + more;
-        throw new TypeError(`no tool named ${stringify(name)} (available: ${available})`);
-      }
       let bound = bindings.get(name);
       if (bound === undefined) {
         bound = call(name);
@@ -243,6 +240,56 @@
       deleteProperty: readOnly,
       setPrototypeOf: readOnly,
     });
+  }
+
+  // What `catalog.search` returns: the hits as text when logged or serialized, with
+  // `names` (best first), `matched` and `cut`.
+  class SearchHits {
+    constructor(answer) {
+      Object.defineProperty(this, "text", { value: String(answer.text), enumerable: false });
+      this.names = answer.names;
+      this.matched = answer.matched;
+      this.cut = answer.cut;
+      Object.freeze(this);
+    }
+    toString() {
+      return this.text;
+    }
+    toJSON() {
+      return this.text;
+    }
+    [inspect.custom]() {
+      return this.text;
+    }
+  }
+
+  // The tools, found from inside a program. A name of its own beside `tools`, so no tool can
+  // shadow it and it shadows no tool.
+  function makeCatalog() {
+    function ask(op, args) {
+      checkJson(args, "$", 0);
+      const site = {};
+      Error.captureStackTrace(site, ask);
+      const id = ++nextId;
+      const promise = new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject, site });
+      });
+      promise.catch(() => {});
+      send({ type: "discover", id, op, args });
+      return promise;
+    }
+    const catalog = {
+      search(query, options) {
+        const chosen = typeof options === "number" ? { k: options } : options || {};
+        const args = { query, k: chosen.k === undefined ? 8 : chosen.k, server: chosen.server ?? null };
+        return ask("search", args).then((answer) => new SearchHits(answer));
+      },
+      describe: (name) => ask("describe", { name }),
+      servers: () => ask("servers", {}),
+      names: (server) => ask("names", { server: server ?? null }),
+      [inspect.custom]: () => "[catalog: search(query, { k, server }), describe(name), servers(), names(server)]",
+    };
+    return Object.freeze(catalog);
   }
 
   // --- printed output ----------------------------------------------------------------------
@@ -419,7 +466,7 @@
       return;
     }
     Promise.resolve()
-      .then(() => program(makeTools(start.tools || []), ToolCallError))
+      .then(() => program(makeTools(start.tools || []), makeCatalog(), ToolCallError))
       .then((value) => {
         if (value === undefined) return finish({ type: "done" });
         try {

@@ -349,7 +349,21 @@ def section_chunk(tool: ir.Tool) -> ToolText:
         candidates(tool),
         function_name(tool.name),
         tuple(sorted(keys)),
+        _signature(args, arguments, returns),
     )
+
+
+def _signature(args: ir.TypeNode, arguments: ir.ObjectType | None, returns: str) -> str:
+    """`(path: str, ...) -> str`: the required keywords with their types, `...` when the
+    tool takes more; the positional form when its arguments cannot all be keywords."""
+    if arguments is None:
+        return f"(args: {fmt.flat(type_expr(args))}, /) -> {returns}"
+    params = [f"{item.key}: {_annotation(item)[0]}" for item in arguments.fields if item.required]
+    if any(not item.required for item in arguments.fields) or (
+        arguments.extra is not None and not isinstance(arguments.extra, ir.AnyType)
+    ):
+        params.append("...")
+    return f"({', '.join(params)}) -> {returns}"
 
 
 def _names_used(named: ir.NamedType) -> str:

@@ -260,6 +260,9 @@ class ToolText(NamedTuple):
     names: tuple[tuple[str, str, bool], ...]
     function: str = ""
     avoid: tuple[str, ...] = ()
+    signature: str = ""
+    """The call in one line, required arguments only (`(*, path: str, ...) -> str`), names
+    marked: what a search hit shows."""
 
 
 class Placed(NamedTuple):
@@ -273,6 +276,7 @@ class Placed(NamedTuple):
     declared: tuple[str, ...]
     reused: tuple[str, ...]
     function_taken: bool
+    signature: str = ""
 
 
 class _Claims:
@@ -347,6 +351,7 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
                 tuple(names[name] for name in own),
                 tuple(dict.fromkeys(reused)),
                 taken,
+                substitute(tool.signature, names),
             )
         )
     return placed

@@ -177,7 +177,28 @@ def section_chunk(tool: ir.Tool) -> ToolText:
         for own, named in zip(tool.types, types, strict=True)
         if named.name not in inlined
     )
-    return ToolText("\n".join(member_lines), declarations, candidates(tool))
+    return ToolText(
+        "\n".join(member_lines),
+        declarations,
+        candidates(tool),
+        signature=_signature(args, arguments, returns),
+    )
+
+
+def _signature(args: ir.TypeNode, arguments: ir.NamedType | None, returns: str) -> str:
+    """`({ path: string; ... }): Promise<string>`: the required members with their types,
+    `...` when the tool takes more; the named argument type when it is not an object."""
+    if not isinstance(arguments, ir.ObjectType):
+        return f"(args: {spell(args)}): Promise<{returns}>"
+    members = [
+        f"{ts_key(item.key)}: {spell(item.type)}" for item in arguments.fields if item.required
+    ]
+    if any(not item.required for item in arguments.fields) or (
+        arguments.extra is not None and not isinstance(arguments.extra, ir.AnyType)
+    ):
+        members.append("...")
+    inner = "; ".join(members)
+    return f"({{ {inner} }}): Promise<{returns}>" if inner else f"({{}}): Promise<{returns}>"
 
 
 def render_typescript_section_sdk(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> str:

@@ -1,0 +1,164 @@
+"""What a model reads before it can call a tool, per catalog: the whole SDK section in the
+`run_code` description, against the budgeted description plus a typical discovery flow
+(one search, two describes).
+
+For every catalog in the repository (the bundled `schemas/`, each vendored server, the whole
+vendored corpus as one namespaced session), ToolUniverse and BFCL, in both languages:
+
+- the tier `codegen serve` would choose at the default budget, and the description's size in
+  UTF-16 code units (it must be within 2,048 for every catalog);
+- `o200k_base` tokens of the whole section (the full tier's cost, were there no budget);
+- tokens of the flow a model follows in the search tier: the description, one
+  `catalog.search` answer (8 hits) and two `catalog.describe` answers (the first two hits).
+
+Run: `python bench/bench_discovery.py` (downloads the large catalogs on first use).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from catalogs import ROOT, bfcl_catalog, tooluniverse_catalog
+from tokens import o200k_counter
+
+from codegen.codemode.languages import sdk_renderer
+from codegen.codemode.registry import CodeModeError, ToolRegistry, ToolSpec
+from codegen.codemode.run_code_definition import with_sdk
+from codegen.codemode.tiers import DEFAULT_BUDGET
+from codegen.load.formats import BFCL_TYPES, JSON_TYPES
+from codegen.load.namespaces import sanitize
+from codegen.serve.wire import run_code_description
+
+QUERIES = {
+    "schemas": "add two numbers",
+    "corpus": "create an issue in a repository",
+    "tooluniverse": "find drug interactions for a compound",
+    "bfcl": "calculate the area of a triangle",
+}
+
+
+class Language:
+    def __init__(self, name: str) -> None:
+        self.language = name
+
+    async def run(self, *args: Any) -> Any:
+        raise NotImplementedError
+
+
+async def _echo(arguments: Any, context: Any) -> Any:
+    return arguments
+
+
+def registry_of(tools: list[dict[str, Any]], language: str) -> ToolRegistry:
+    registry = ToolRegistry(mode="code", budget=DEFAULT_BUDGET)
+    seen: set[str] = set()
+    for tool in tools:
+        if tool["name"] in seen:
+            continue
+        seen.add(tool["name"])
+        try:
+            registry.register(
+                ToolSpec(
+                    tool["name"],
+                    tool.get("description") or "",
+                    tool.get("inputSchema") or {"type": "object"},
+                    handler=_echo,
+                )
+            )
+        except CodeModeError:
+            continue  # a schema a server could not serve either
+    registry.mount_runtime(Language(language))  # type: ignore[arg-type]
+    return registry
+
+
+def recorded(path: Path, prefix: str = "") -> list[dict[str, Any]]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    tools = document["tools"] if isinstance(document, dict) else document
+    if not isinstance(tools, list):
+        tools = [tools]
+    return [{**tool, "name": f"{prefix}{tool['name']}"} for tool in tools if isinstance(tool, dict)]
+
+
+def json_types(schema: Any) -> Any:
+    """BFCL's type names (`dict`, `float`, ...) as JSON Schema's, everywhere in a schema."""
+    if isinstance(schema, list):
+        return [json_types(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    spelled = {key: json_types(value) for key, value in schema.items()}
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        spelled["type"] = BFCL_TYPES.get(kind, kind)
+        if spelled["type"] not in JSON_TYPES:
+            del spelled["type"]
+    return spelled
+
+
+def of_definitions(definitions: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": d.name,
+            "description": d.description or "",
+            "inputSchema": json_types(d.input_schema)
+            if isinstance(d.input_schema, dict)
+            else {"type": "object"},
+        }
+        for d in definitions
+    ]
+
+
+def catalogs() -> list[tuple[str, str, list[dict[str, Any]]]]:
+    found: list[tuple[str, str, list[dict[str, Any]]]] = []
+    for path in sorted((ROOT / "schemas").rglob("*.json")):
+        try:
+            found.append((f"schemas/{path.name}", "schemas", recorded(path)))
+        except (KeyError, TypeError, ValueError):
+            continue
+    corpus = sorted((ROOT / "tests" / "corpus" / "mcp").glob("*.json"))
+    for path in corpus:
+        found.append((f"corpus/{path.stem}", "corpus", recorded(path)))
+    whole = [tool for path in corpus for tool in recorded(path, sanitize(path.stem) + "__")]
+    found.append(("corpus, all 33 servers", "corpus", whole))
+    found.append(("tooluniverse", "tooluniverse", of_definitions(tooluniverse_catalog().tools)))
+    found.append(("bfcl", "bfcl", of_definitions(bfcl_catalog().tools)))
+    return found
+
+
+def main() -> None:
+    count = o200k_counter()
+    print(
+        "| catalog | tools | language | tier | description (UTF-16 units) | whole section "
+        "(tokens) | description + search + 2 describes (tokens) | ratio |"
+    )
+    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |")
+    worst = 0
+    for name, kind, tools in catalogs():
+        for language in ("python", "typescript"):
+            registry = registry_of(tools, language)
+            tier = run_code_description(registry)
+            worst = max(worst, tier.units)
+            definition = registry.run_code_spec().definition()
+            section = sdk_renderer(language)(registry.sdk_catalog())
+            whole = count(with_sdk(definition, section)["description"])
+            if tier.tier == "full":
+                flow = count(tier.text)
+            else:
+                found = registry.discovery()
+                answer = found.search(QUERIES[kind])
+                describes = [found.describe(hit) for hit in answer["names"][:2]]
+                flow = sum(count(text) for text in (tier.text, answer["text"], *describes))
+            print(
+                f"| {name} | {len(registry.visible())} | {language} | {tier.tier} | "
+                f"{tier.units:,} | {whole:,} | {flow:,} | {flow / whole:.3f} |"
+            )
+            sys.stdout.flush()
+    print(f"\nlargest description: {worst:,} UTF-16 units (budget {DEFAULT_BUDGET:,})")
+
+
+if __name__ == "__main__":
+    main()

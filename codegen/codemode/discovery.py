@@ -1,0 +1,226 @@
+"""Discovery inside a program: `catalog.search`, `catalog.describe`, `catalog.servers`,
+`catalog.names`, answered by the host over the tools the run's scope sees.
+
+A catalog too large for the `run_code` description is found on demand. `Discovery` holds one
+visible tool set's answers: the search index (`codegen.search`, built on the first search)
+and the section slices (`render.sections.slices`, the tools exactly as the full model-facing
+section shows them, compiled on the first question that needs one). Both are built once per
+tool set and shared by every run that sees the same set; building happens in a thread (the
+caller's `answer` is blocking), guarded by a lock.
+
+Answers are plain JSON values, kept small: a search returns at most `MAX_HITS` one-line hits
+(about 250 characters each), with how many tools matched and whether the list was cut; an
+unknown name gets the closest hits instead of the list of every tool.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..load.namespaces import SEPARATOR
+from .specs import ToolSpec
+
+DEFAULT_HITS = 8
+MAX_HITS = 50
+"""A search returns `k` hits (default `DEFAULT_HITS`), never more than `MAX_HITS`."""
+MAX_QUERIES = 32
+"""Queries one search may combine (one per step of a task)."""
+LINE_LIMIT = 250
+"""Longest hit line (characters): eight hits stay under about 2,000."""
+NEAR_HITS = 5
+"""Hits an unknown tool name's error shows."""
+
+
+class DiscoveryError(Exception):
+    """A question the catalog cannot answer (an unknown tool, a bad argument): the program
+    sees it as `ToolCallError`."""
+
+
+class Discovery:
+    """The answers about one visible tool set, in one language's spelling."""
+
+    def __init__(
+        self,
+        specs: Sequence[ToolSpec],
+        language: str,
+        summaries: Mapping[str, str],
+        catalog: Callable[[], Any],
+    ) -> None:
+        self.specs = tuple(specs)
+        self.language = language
+        self.summaries = dict(summaries)
+        self._catalog = catalog
+        self._names = {spec.name: index for index, spec in enumerate(self.specs)}
+        self._index: Any = None
+        self._slices: dict[str, Any] | None = None
+        self._lock = threading.Lock()
+
+    # --- lazily built parts ---------------------------------------------------------------
+
+    def index(self) -> Any:
+        with self._lock:
+            if self._index is None:
+                from ..search import SearchIndex, document
+
+                self._index = SearchIndex.build([document(s.definition()) for s in self.specs])
+            return self._index
+
+    def slices(self) -> dict[str, Any]:
+        with self._lock:
+            if self._slices is None:
+                from ..render.sections.slices import section_slices
+
+                found = section_slices(self._catalog(), self.language)
+                self._slices = {each.name: each for each in found}
+            return self._slices
+
+    def warm(self) -> None:
+        """Build everything now (a server does it off the path of its first run)."""
+        self.index()
+        self.slices()
+
+    # --- the questions ---------------------------------------------------------------------
+
+    def answer(self, op: str, args: Any) -> Any:
+        """One question from a program: `op` and its arguments (a JSON object)."""
+        if not isinstance(args, dict):
+            raise DiscoveryError("catalog: malformed request")
+        if op == "search":
+            return self.search(args.get("query"), args.get("k", DEFAULT_HITS), args.get("server"))
+        if op == "describe":
+            return self.describe(args.get("name"))
+        if op == "servers":
+            return self.servers()
+        if op == "names":
+            return self.names(args.get("server"))
+        raise DiscoveryError(f"catalog: no operation {op!r}")
+
+    def search(self, query: Any, k: Any = DEFAULT_HITS, server: Any = None) -> dict[str, Any]:
+        """`{"text", "names", "matched", "cut"}`: the hits as lines (what a model reads),
+        their names best first, how many tools matched, whether the list was cut."""
+        queries = _queries(query)
+        if type(k) is not int or k < 1:
+            raise DiscoveryError(f"catalog.search: k must be a positive integer, not {k!r}")
+        if server is not None and not isinstance(server, str):
+            raise DiscoveryError("catalog.search: server must be a server's name (a string)")
+        if server is not None and server not in self._servers():
+            raise DiscoveryError(f"catalog.search: no server {server!r}; {self._server_list()}")
+        k = min(k, MAX_HITS)
+        ranking = self.index().search(queries if len(queries) > 1 else queries[0], k, server)
+        names = list(ranking.names)
+        lines = self.hit_lines(names)
+        if not names:
+            text = "no tool matches; try other words, or catalog.servers() and catalog.names()"
+        elif ranking.cut:
+            lines.append(
+                f"({len(names)} of {ranking.matched} matching tools; use more specific words, "
+                "server=, or a larger k)"
+            )
+            text = "\n".join(lines)
+        else:
+            lines.append(f"({len(names)} matching tool{'s' * (len(names) != 1)})")
+            text = "\n".join(lines)
+        return {"text": text, "names": names, "matched": ranking.matched, "cut": ranking.cut}
+
+    def hit_lines(self, names: Sequence[str]) -> list[str]:
+        slices = self.slices()
+        comment = "#" if self.language == "python" else "//"
+        lines = []
+        for name in names:
+            part = slices[name]
+            call = part.call + part.signature
+            if len(call) > LINE_LIMIT - 40:
+                call = call[: LINE_LIMIT - 43] + "..."
+            line = call
+            if part.summary:
+                room = LINE_LIMIT - len(call) - len(comment) - 3
+                summary = part.summary
+                if len(summary) > room:
+                    summary = summary[: max(0, room - 3)].rstrip() + "..."
+                line = f"{call}  {comment} {summary}"
+            lines.append(line)
+        return lines
+
+    def describe(self, name: Any) -> str:
+        """The tool as the full model-facing section shows it, with the types it uses."""
+        if not isinstance(name, str):
+            raise DiscoveryError("catalog.describe: name must be a tool's name (a string)")
+        if name not in self._names:
+            raise DiscoveryError(self.unknown(name, "catalog.describe"))
+        text: str = self.slices()[name].text
+        return text
+
+    def servers(self) -> list[dict[str, Any]]:
+        """Each server (a tool-name prefix before `__`): name, summary, tool count."""
+        counts = self._servers()
+        return [
+            {"name": name, "summary": self.summaries.get(name, ""), "tools": counts[name]}
+            for name in sorted(counts)
+        ]
+
+    def names(self, server: Any = None) -> list[str]:
+        """The tool names of one server (all of them without one), in code-point order."""
+        if server is None:
+            return sorted(self._names)
+        if not isinstance(server, str):
+            raise DiscoveryError("catalog.names: server must be a server's name (a string)")
+        if server not in self._servers():
+            raise DiscoveryError(f"catalog.names: no server {server!r}; {self._server_list()}")
+        return sorted(n for n in self._names if server_of(n) == server)
+
+    def unknown(self, name: str, where: str = "") -> str:
+        """The message for a name no visible tool has: the closest tools by search."""
+        head = f"{where}: " if where else ""
+        quoted = json.dumps(name[:100], ensure_ascii=False) + ("..." if len(name) > 100 else "")
+        return f"{head}no tool named {quoted}{self.nearest(name)}"
+
+    def nearest(self, name: str) -> str:
+        """`; closest by search:` and the hits for a name no visible tool has (a
+        sentence that says search finds tools when nothing is close)."""
+        ranking = self.index().search(name[:1000], NEAR_HITS, None)
+        if not ranking.names:
+            return ", and nothing like it; catalog.search(...) finds tools"
+        lines = "\n".join(self.hit_lines(list(ranking.names)))
+        return f"; closest by search:\n{lines}\nNever guess a name: catalog.search(...) finds tools"
+
+    # --- servers -----------------------------------------------------------------------
+
+    def _servers(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for name in self._names:
+            server = server_of(name)
+            if server:
+                counts[server] = counts.get(server, 0) + 1
+        return counts
+
+    def _server_list(self) -> str:
+        names = sorted(self._servers())
+        if not names:
+            return "no tool here has a server prefix"
+        shown = ", ".join(names[:30]) + (f", and {len(names) - 30} more" if len(names) > 30 else "")
+        return f"servers: {shown}"
+
+
+def server_of(name: str) -> str:
+    """The server of a tool name: its prefix before the first `__` ("" for none)."""
+    head, separator, rest = name.partition(SEPARATOR)
+    return head if separator and head and rest else ""
+
+
+def _queries(query: Any) -> list[str]:
+    if isinstance(query, str):
+        return [query]
+    if (
+        isinstance(query, list)
+        and query
+        and len(query) <= MAX_QUERIES
+        and all(isinstance(each, str) for each in query)
+    ):
+        return list(query)
+    raise DiscoveryError(
+        "catalog.search: query must be a string or a list of at most "
+        f"{MAX_QUERIES} strings (one per step of a task)"
+    )

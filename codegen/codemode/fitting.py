@@ -1,0 +1,806 @@
+"""Fitting a run's output into what MCP clients accept, cutting only between whole values.
+
+Claude Code refuses a tool result over 25,000 tokens, and a `run_code` result can be any size
+(`{"logs": [...], "result": ...}`). It reaches the model twice: as text (the log lines joined
+by newlines, then the result: a string as it is, anything else as indented JSON) and as
+`structuredContent` (`json.dumps(value)`). `fit_run_output` cuts the value until both are
+within a budget by `estimate_tokens`, and says what it cut:
+
+- never half a JSON value: every kept path keeps its type. Arrays keep their first items,
+  objects their first keys in order, long strings are shortened with a visible marker at the
+  end; nothing is added to the program's arrays or objects (a marker item would change
+  their types), so what was cut is in the note, with paths (`$.items`, `$.data[3].text`).
+- the budget is shared: the logs and the result each get what they need when it is small, and
+  half each when both are big. Inside a container, children are kept whole while they fit;
+  one that does not gets what is left. Children too big to keep whole anyway share the
+  budget (at most eight, 1/8 each at least) in an object or the logs, so a record keeps its
+  small fields and shows each big one; an array stops at its first cut item, so an array of
+  records keeps whole records, not a stub of each.
+- logs keep their first lines and, when lines are dropped, their last few (a program's last
+  lines usually say how it ended: a total, a summary, the error it caught).
+- a value already within budget comes back as it is (the same object): its two texts are
+  checked first, by their lengths alone when those decide. Cutting measures children only
+  up to the budget it has (a 50 MB result costs what the kept part costs, plus one
+  `json.dumps` to see it is too big), and walks with explicit stacks, so nesting depth is
+  not bounded by Python's recursion.
+
+`fit_text` does the same for plain text (a failing program's message and captured output):
+the head and the tail stay, the middle goes, at line boundaries when there are some.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, TypeAlias
+
+DEFAULT_RESULT_TOKENS = 20_000
+"""The default budget: a margin under the 25,000 tokens Claude Code accepts."""
+
+MIN_BUDGET = 64
+"""The smallest budget accepted: room for the skeleton and a marker."""
+
+_MAX_COST_PER_CHAR = 4
+"""`estimate_tokens` never gives more than 4 per character (a 4-byte character costs 4)."""
+_CHARS_PER_TOKEN = 64
+"""...nor less than 1 per 64 characters (a run of spaces is the cheapest text)."""
+_MAX_SHARES = 8
+"""At most this many big children share a container's budget (each gets at least 1/8)."""
+_MIN_SHARE = 24.0
+"""A big child is not given less than this (a marker alone costs about 15)."""
+_TAIL_LINES = 5
+_TAIL_PART = 0.2
+"""When log lines are dropped, the last 5 are kept if they fit in a fifth of the logs' part."""
+_ATTEMPTS = 8
+_LONG = 256
+"""Strings longer than this are estimated apart from the text around them..."""
+_JOINS = 2.0
+"""...plus this for the two joins (a join can merge or split a piece or two)."""
+
+
+# --- the estimate ---------------------------------------------------------------------------
+
+
+def _class_table() -> bytes:
+    """One class letter per UTF-8 byte: ASCII by kind (consonants and vowels apart, which is
+    how random strings are told from words), a leading byte by the length of its character;
+    continuation bytes are deleted, so each character leaves one letter."""
+    table = bytearray(256)
+    for byte in range(256):
+        char = chr(byte)
+        if byte >= 0xF0:
+            kind = "4"
+        elif byte >= 0xE0:
+            kind = "3"
+        elif byte >= 0xC0:
+            kind = "m" if byte in (0xCC, 0xCD) or byte >= 0xDC else "2"  # marks, rare scripts
+        elif byte >= 0x80:
+            kind = "-"
+        elif char in "aeiouy":
+            kind = "e"
+        elif "a" <= char <= "z":
+            kind = "a"
+        elif char in "AEIOUY":
+            kind = "E"
+        elif "A" <= char <= "Z":
+            kind = "A"
+        elif "0" <= char <= "9":
+            kind = "0"
+        elif char in "\n\r":
+            kind = "n"
+        elif char in " \t\v\f":
+            kind = "s"
+        else:
+            kind = "."
+        table[byte] = ord(kind)
+    return bytes(table)
+
+
+def _projection(**groups: str) -> bytes:
+    """A translation of class letters: each group's classes to its name, the rest to `x`."""
+    table = bytearray(b"x" * 256)
+    for name, kinds in groups.items():
+        for kind in kinds:
+            table[ord(kind)] = ord(name)
+    return bytes(table)
+
+
+_CLASSES = _class_table()
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_CASE = _projection(l="ae", U="AE", d="0")
+_CONSONANTS = _projection(c="aA", v="eE")
+_DIGITS = _projection(y="0")
+_PUNCTUATION = _projection(y=".")
+_NEWLINES = _projection(y="n")
+_SPACES = _projection(s="s", w="aeAE.", n="n")
+
+
+_RULES = tuple(char.encode() * 8 for char in "-=_*#~.+/%")
+"""Rules and banners (`--------`, `========`): tokenizers take such runs whole."""
+
+
+def _runs(classes: bytes, projection: bytes) -> int:
+    marks = classes.translate(projection)
+    return marks.count(b"xy") + marks.startswith(b"y")
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token count: at least what `o200k_base` gives on JSON, English, code,
+    logs, CJK, emoji, base64, hex and digit strings, about twice it on English and JSON.
+
+    It counts the pieces a BPE pre-tokenizer makes, in C (`bytes.translate` and `count`,
+    ~40 ms a megabyte), from classes of characters:
+
+    - a word piece (letters after a non-letter, or a capital after a small letter) is 1,
+      plus 1/5 a small letter, 1/2 a capital, 3/4 a capital followed by a small letter,
+      5/4 three consonants in a row and 5 twelve letters of one case in a row (random
+      strings split into many tokens; words seldom do), and 1/2 a letter after a digit;
+    - digits are 1 per 3 in a run (tokenizers split them so), punctuation 3/4 a character
+      plus 1/2 a run, but 3/2 for eight of `-=_*#~.+/%` in a row (rules, banners);
+    - a space before a word or punctuation is free (it joins it); any other run of
+      whitespace is 1, plus 1 for a newline run, plus 1 for two spaces before a digit, plus
+      1/64 a space and 1/8 a newline;
+    - a character beyond ASCII is 1 (2 bytes: Latin, Greek, Cyrillic, Hebrew, Arabic),
+      5/2 (combining marks and rarer 2-byte scripts), 2 (3 bytes: CJK, Indic, symbols) or
+      4 (4 bytes: emoji, rare CJK), at most its UTF-8 length.
+
+    So a text of n characters is never more than 4n nor less than n/64.
+    """
+    return math.ceil(_cost(text))
+
+
+def _cost(text: str) -> float:
+    """The estimate before rounding up (pieces are added as floats, rounded once)."""
+    if not text:
+        return 0.0
+    raw = text.encode("utf-8", "surrogatepass")
+    c = raw.translate(_CLASSES, _CONTINUATION)
+    case = c.translate(_CASE)
+    pieces = (
+        case.count(b"xl")
+        + case.count(b"xU")
+        + case.count(b"dl")
+        + case.count(b"dU")
+        + case.count(b"lU")
+        + (case[:1] in (b"l", b"U"))
+    )
+    spaces = c.translate(_SPACES)
+    space_runs = (
+        spaces.count(b"xs") + spaces.count(b"ws") + spaces.count(b"ns") + spaces.startswith(b"s")
+    )
+    joined = spaces.count(b"wsw") + spaces.count(b"xsw")
+    return (
+        pieces
+        + case.count(b"l") / 5
+        + case.count(b"U") / 2
+        + case.count(b"Ul") * 0.75
+        + (case.count(b"l" * 12) + case.count(b"U" * 12)) * 5
+        + c.translate(_CONSONANTS).count(b"ccc") * 1.25
+        + (case.count(b"dl") + case.count(b"dU")) / 2
+        + (c.count(b"0") + 2 * _runs(c, _DIGITS)) / 3
+        + _runs(c, _PUNCTUATION) / 2
+        + c.count(b".") * 0.75
+        - sum(map(raw.count, _RULES)) * 4.5
+        + space_runs
+        - joined
+        + c.count(b"ss0")
+        + _runs(c, _NEWLINES)
+        + c.count(b"s") / 64
+        + c.count(b"n") / 8
+        + c.count(b"2")
+        + c.count(b"m") * 2.5
+        + c.count(b"3") * 2
+        + c.count(b"4") * 4
+    )
+
+
+@lru_cache(maxsize=4096)
+def _piece_cost(text: str) -> float:
+    """`_cost` of the text around values (brackets, indentation, keys): few, and repeated."""
+    return _cost(text)
+
+
+def _within(text: str, budget: int) -> bool:
+    """Whether `estimate_tokens(text) <= budget`, from the length alone when that decides."""
+    if len(text) * _MAX_COST_PER_CHAR <= budget:
+        return True
+    if len(text) > _CHARS_PER_TOKEN * (budget + 1):
+        return False
+    return _cost(text) <= budget
+
+
+# --- the two texts of a run -----------------------------------------------------------------
+
+
+def run_text(value: dict[str, Any]) -> str:
+    """The text a model reads for a run: the log lines, then the result (a string as it is,
+    anything else as indented JSON); empty parts left out."""
+    parts = list(value.get("logs", []))
+    if "result" in value:
+        result = value["result"]
+        parts.append(
+            result if isinstance(result, str) else json.dumps(result, indent=2, ensure_ascii=False)
+        )
+    return "\n".join(part for part in parts if part != "")
+
+
+def _run_fits(value: dict[str, Any], budget: int) -> bool:
+    """Both texts of a run within budget; the indented one is only made when the compact one
+    fits (so a 50 MB value costs one C-speed `json.dumps`)."""
+    return _within(json.dumps(value), budget) and _within(run_text(value), budget)
+
+
+# --- where a value is written ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """The text around a value where it is written: in the model's text (indented JSON, or as
+    it is when `raw`: a log line, a string result) and in the compact JSON."""
+
+    text_before: str
+    text_after: str
+    json_before: str
+    json_after: str
+    raw: bool = False
+
+    def cost(self, value: Any) -> float:
+        """A scalar (or an empty container) written here: the dearer of its two texts."""
+        text = (
+            value if self.raw and isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        )
+        same = not isinstance(value, str) or (not self.raw and text.isascii())
+        compact = text if same else json.dumps(value)
+        return max(
+            _cost(self.text_before + text + self.text_after),
+            _cost(self.json_before + compact + self.json_after),
+        )
+
+
+_LINE = _Slot("", "\n", ", ", "", raw=True)
+_TOP = _Slot("", "", "", "", raw=True)
+
+
+def _indent(depth: int) -> str:
+    return "\n" + "  " * depth
+
+
+def _item_slot(depth: int) -> _Slot:
+    """An array item: after a newline and indentation, and after `, ` in the compact JSON
+    (the separator goes before, where a space joins what follows, as in the whole text)."""
+    return _Slot(_indent(depth), ",", ", ", "")
+
+
+def _member_slot(depth: int, key: str) -> _Slot:
+    return _Slot(
+        _indent(depth) + json.dumps(key, ensure_ascii=False) + ": ",
+        ",",
+        ", " + json.dumps(key) + ": ",
+        "",
+    )
+
+
+def _marker(cut: int) -> str:
+    return f"… [cut: {cut:,} more characters]"
+
+
+def _is_container(value: Any) -> bool:
+    return isinstance(value, (list, dict)) and bool(value)
+
+
+Path: TypeAlias = tuple[Any, Any] | None
+"""A path as a (parent, key) chain, spelled only when something there is cut."""
+
+
+def _spell(path: Path) -> str:
+    """`$`, `$.a[2]`, `$['a b']`, as `jsonvalue` spells paths; a very long one (deep
+    nesting, long keys) keeps its two ends."""
+    pieces: list[str] = []
+    while path is not None:
+        path, key = path
+        if isinstance(key, int):
+            pieces.append(f"[{key}]")
+        else:
+            pieces.append(f".{key}" if key.isidentifier() else f"[{key!r}]")
+    spelled = "$" + "".join(reversed(pieces))
+    return spelled if len(spelled) <= 80 else spelled[:40] + "…" + spelled[-39:]
+
+
+def _largest(limit: int, fits: Callable[[int], bool], guess: int) -> int:
+    """The largest k in [0, limit] with fits(k), fits being (about) monotone and fits(0)
+    true: doubling from a guess, then halving to within 1/1024 of the answer."""
+    low, high = 0, limit + 1
+    k = max(1, min(limit, guess))
+    while k <= limit:
+        if not fits(k):
+            high = k
+            break
+        low = k
+        if k == limit:
+            return k
+        k = min(limit, 2 * k)
+    while high - low > max(1, high >> 10):
+        middle = (low + high) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+# --- cutting --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """A run's value within budget; `note` says what was cut (None: nothing was)."""
+
+    value: dict[str, Any]
+    note: str | None
+
+
+@dataclass(slots=True)
+class _Child:
+    """A container's child as planned: kept whole, or cut to `allowance`."""
+
+    key: Any
+    value: Any
+    slot: _Slot
+    cost: float
+    least: float
+    allowance: float | None = None
+
+
+def _level(costs: list[float], pool: float) -> float:
+    """The water level of a pool shared by costs: those under it whole, the others cut to
+    it (inf when all fit whole)."""
+    ordered = sorted(costs)
+    for index, cost in enumerate(ordered):
+        if cost * (len(ordered) - index) > pool:
+            return pool / (len(ordered) - index)
+        pool -= cost
+    return math.inf
+
+
+@dataclass(slots=True)
+class _Cuts:
+    """What one attempt cut, for the note."""
+
+    containers: list[tuple[str, str, int, int]] = field(default_factory=list)
+    strings: list[str] = field(default_factory=list)
+    lines: tuple[int, int, int] | None = None
+    shortened_lines: int = 0
+    dropped_result: bool = False
+
+
+_Request = tuple[Any, _Slot, int, float, Path]
+_Cutting = Generator[_Request, tuple[Any, float], tuple[Any, float]]
+
+
+class _Cutter:
+    """One attempt at fitting: the measures it made (by node and depth) and what it cut."""
+
+    def __init__(self) -> None:
+        self.inner: dict[tuple[int, int], float] = {}
+        self.texts: dict[tuple[int, bool], tuple[float, float]] = {}
+        self.cuts = _Cuts()
+
+    # measuring
+
+    def shell(self, node: Any, slot: _Slot, depth: int) -> float:
+        """The brackets of a non-empty container written in `slot` at `depth`."""
+        opening, closing = ("[", "]") if isinstance(node, list) else ("{", "}")
+        return max(
+            _piece_cost(slot.text_before + opening)
+            + _piece_cost(_indent(depth) + closing + slot.text_after),
+            _piece_cost(slot.json_before + opening) + _piece_cost(closing + slot.json_after),
+        )
+
+    def leaf(self, value: Any, slot: _Slot, cap: float) -> float:
+        """A scalar or empty container; inf when it is surely over `cap` (a string too long
+        to cost less, known without reading it). A long string is estimated once, apart from
+        its slot (measures repeat at each level a cut goes down)."""
+        if not isinstance(value, str) or len(value) <= _LONG:
+            return slot.cost(value)
+        if len(value) > _CHARS_PER_TOKEN * (cap + 1):
+            return math.inf
+        costs = self.texts.get((id(value), slot.raw))
+        if costs is None:
+            text = value if slot.raw else json.dumps(value, ensure_ascii=False)
+            text_cost = _cost(text)
+            json_cost = text_cost if not slot.raw and text.isascii() else _cost(json.dumps(value))
+            costs = self.texts[(id(value), slot.raw)] = (text_cost, json_cost)
+        return _JOINS + max(
+            _piece_cost(slot.text_before) + costs[0] + _piece_cost(slot.text_after),
+            _piece_cost(slot.json_before) + costs[1] + _piece_cost(slot.json_after),
+        )
+
+    def children(self, node: Any, depth: int) -> Iterator[tuple[Any, Any, _Slot]]:
+        """(key, child, slot) of a container at `depth`; its children are at depth + 1."""
+        if isinstance(node, list):
+            slot = _item_slot(depth + 1)
+            for index, item in enumerate(node):
+                yield index, item, slot
+        else:
+            for key, item in node.items():
+                yield key, item, _member_slot(depth + 1, key)
+
+    def measure(self, node: Any, slot: _Slot, depth: int, cap: float) -> float:
+        """The cost of a value written in `slot`, or inf once it passes `cap`: a walk with an
+        explicit stack that stops there, remembering every container it finished."""
+        if not _is_container(node):
+            return self.leaf(node, slot, cap)
+        total = self.shell(node, slot, depth)
+        known = self.inner.get((id(node), depth))
+        if known is not None:
+            total += known
+            return total if total <= cap else math.inf
+        stack = [(self.children(node, depth), node, depth, total)]
+        while stack:
+            children, parent, level, start = stack[-1]
+            for _key, child, child_slot in children:
+                if _is_container(child):
+                    total += self.shell(child, child_slot, level + 1)
+                    known = self.inner.get((id(child), level + 1))
+                    if known is None:
+                        if total > cap:
+                            return math.inf
+                        stack.append((self.children(child, level + 1), child, level + 1, total))
+                        break
+                    total += known
+                else:
+                    total += self.leaf(child, child_slot, cap - total)
+                if total > cap:
+                    return math.inf
+            else:
+                stack.pop()
+                self.inner[(id(parent), level)] = total - start
+        return total
+
+    def smallest(self, value: Any, slot: _Slot, cost: float) -> float:
+        """The least a value can be cut to: an empty container, a marker alone."""
+        if _is_container(value):
+            return slot.cost([] if isinstance(value, list) else {})
+        if isinstance(value, str):
+            return min(cost, slot.cost(_marker(len(value))))
+        return cost
+
+    # planning
+
+    def plan(
+        self,
+        entries: Iterator[tuple[Any, Any, _Slot]],
+        depth: int,
+        budget: float,
+        sharing: bool = True,
+    ) -> list[_Child]:
+        """The children kept (a prefix), with an allowance for those to cut.
+
+        Small children (at most budget/8, or that cannot shrink) are kept whole. Big ones
+        share what the small ones leave, at least budget/8 each (so at most 8 of them), but a
+        big one that would make a child kept whole so far be cut only gets what is left, if
+        that is worth it, and ends the big ones: an array of records keeps whole records, not
+        a stub of each, while a record keeps its small fields and cuts its big ones. Without
+        `sharing` (arrays), a big child after one that is cut ends the prefix: an array is
+        cut like a list of pages, the first ones first.
+        """
+        floor = max(budget / _MAX_SHARES, _MIN_SHARE)
+        kept: list[_Child] = []
+        bigs: list[_Child] = []
+        smalls = 0.0
+        partial: _Child | None = None
+        for key, value, slot in entries:
+            cost = self.measure(value, slot, depth, budget)
+            child = _Child(key, value, slot, cost, self.smallest(value, slot, cost))
+            big = cost > floor and child.least < cost
+            least = sum(max(floor, other.least) for other in bigs)
+            if partial is not None:  # only small ones now, from the partial one's part
+                whole = sum(other.cost for other in bigs if other is not partial)
+                if big or smalls + cost + whole + max(floor, partial.least) > budget:
+                    break
+            elif not big:
+                if smalls + cost + least > budget:
+                    break
+            else:
+                if smalls + least + max(floor, child.least) > budget:
+                    break
+                pool = budget - smalls
+                before = _level([other.cost for other in bigs], pool)
+                if before < math.inf and not sharing:
+                    break
+                after = _level([other.cost for other in bigs] + [cost], pool)
+                if any(after < other.cost <= before for other in bigs):
+                    left = pool - sum(other.cost for other in bigs)
+                    if before < math.inf or left < max(floor, child.least):
+                        break
+                    partial = child
+                bigs.append(child)
+            if not big:
+                smalls += cost
+            kept.append(child)
+        pool = budget - smalls
+        if partial is not None:
+            partial.allowance = pool - sum(other.cost for other in bigs if other is not partial)
+        else:
+            level = _level([other.cost for other in bigs], pool)
+            for other in bigs:
+                if other.cost > level:
+                    other.allowance = level
+        return kept
+
+    def cut_string(self, text: str, slot: _Slot, allowance: float) -> tuple[str, float]:
+        """The longest prefix of `text`, with a marker, within `allowance` (assumed to hold the
+        marker alone); a prefix ending at a space or newline when one is near."""
+
+        def cut(k: int) -> str:
+            return text[:k] + _marker(len(text) - k)
+
+        def fits(k: int) -> bool:
+            return slot.cost(cut(k)) <= allowance
+
+        limit = min(len(text) - 1, int(_CHARS_PER_TOKEN * (allowance + 1)))
+        k = _largest(limit, fits, int(allowance * 2))
+        near = max(text.rfind(" ", max(0, k - 40), k), text.rfind("\n", max(0, k - 40), k))
+        if near > 0 and fits(near + 1):
+            k = near + 1
+        shortened = cut(k)
+        return shortened, slot.cost(shortened)
+
+    def cut_container(
+        self, node: Any, slot: _Slot, depth: int, allowance: float, path: Path
+    ) -> _Cutting:
+        """A container cut to `allowance` as planned; what a cut child leaves of its
+        allowance goes to the next one."""
+        shell = self.shell(node, slot, depth)
+        sharing = isinstance(node, dict)
+        kept = self.plan(self.children(node, depth), depth + 1, allowance - shell, sharing)
+        used, spare = shell, 0.0
+        items: list[tuple[Any, Any]] = []
+        for child in kept:
+            value, spent = child.value, child.cost
+            if child.allowance is not None:
+                room = child.allowance + spare
+                if spent > room:
+                    value, spent = yield (
+                        child.value,
+                        child.slot,
+                        depth + 1,
+                        room,
+                        (path, child.key),
+                    )
+                spare = room - spent
+            items.append((child.key, value))
+            used += spent
+        if len(kept) < len(node):
+            kind = "array" if isinstance(node, list) else "object"
+            self.cuts.containers.append((kind, _spell(path), len(kept), len(node)))
+        if isinstance(node, list):
+            return [value for _key, value in items], used
+        return dict(items), used
+
+    def cut(self, node: Any, slot: _Slot, depth: int, allowance: float, path: Path) -> Any:
+        """A value cut to `allowance` (which holds its smallest form): containers through a
+        stack of generators, one per open container, so depth costs no recursion."""
+        if not _is_container(node):
+            return self.cut_leaf(node, slot, allowance, path)[0]
+        stack = [self.cut_container(node, slot, depth, allowance, path)]
+        reply: Any = None
+        while True:
+            try:
+                value, child_slot, child_depth, share, child_path = stack[-1].send(reply)
+            except StopIteration as done:
+                stack.pop()
+                reply = done.value
+                if not stack:
+                    return reply[0]
+                continue
+            if _is_container(value):
+                stack.append(self.cut_container(value, child_slot, child_depth, share, child_path))
+                reply = None
+            else:
+                reply = self.cut_leaf(value, child_slot, share, child_path)
+
+    def cut_leaf(self, value: Any, slot: _Slot, allowance: float, path: Path) -> tuple[Any, float]:
+        cost = self.leaf(value, slot, allowance)
+        if cost <= allowance or not isinstance(value, str):
+            return value, cost
+        if path is not None or slot is _TOP:
+            self.cuts.strings.append(_spell(path))
+        else:
+            self.cuts.shortened_lines += 1
+        return self.cut_string(value, slot, allowance)
+
+    # the run
+
+    def cut_logs(self, lines: list[str], allowance: float) -> tuple[list[str], float]:
+        """The first lines, and when some are dropped the last few, within `allowance`."""
+        numbered = [(index, line, _LINE) for index, line in enumerate(lines)]
+        head = self.plan(iter(numbered), 0, allowance)
+        tail: list[_Child] = []
+        if len(head) < len(lines):
+            room = allowance * _TAIL_PART
+            for index in range(len(lines) - 1, max(len(lines) - 1 - _TAIL_LINES, -1), -1):
+                cost = self.measure(lines[index], _LINE, 0, room)
+                if cost > room:
+                    break
+                room -= cost
+                tail.insert(0, _Child(index, lines[index], _LINE, cost, cost))
+            spent = sum(child.cost for child in tail)
+            head = self.plan(iter(numbered[: len(lines) - len(tail)]), 0, allowance - spent)
+        kept: list[str] = []
+        used, spare = 0.0, 0.0
+        for child in head + tail:
+            line, cost = child.value, child.cost
+            if child.allowance is not None:
+                room = child.allowance + spare
+                if cost > room:
+                    line, cost = self.cut_leaf(line, _LINE, room, None)
+                spare = room - cost
+            kept.append(line)
+            used += cost
+        if len(kept) < len(lines):
+            self.cuts.lines = (len(head), len(tail), len(lines))
+        return kept, used
+
+    def fit(self, value: dict[str, Any], budget: float) -> dict[str, Any]:
+        """The run cut to `budget`: logs and result each whole when small, else sharing."""
+        lines = list(value.get("logs", []))
+        has_result = "result" in value
+        skeleton: dict[str, Any] = {
+            key: [] if key == "logs" else 0 if key == "result" else item
+            for key, item in value.items()
+        }
+        allowance = budget - _cost(json.dumps(skeleton)) - _JOINS
+        logs_cost = 0.0
+        for line in lines:
+            logs_cost += self.measure(line, _LINE, 0, allowance - logs_cost)
+            if logs_cost > allowance:
+                break
+        result = value.get("result")
+        result_cost = self.measure(result, _TOP, 0, allowance) if has_result else 0.0
+        half = allowance / 2
+        if result_cost <= half:  # a small result whole, the logs the rest
+            logs_allowance = allowance - result_cost
+        elif logs_cost <= half:  # small logs whole, the result the rest
+            logs_allowance = logs_cost
+        else:  # both big: the logs half, the result what they leave
+            logs_allowance = half
+        if logs_cost <= logs_allowance:
+            kept_lines, logs_used = lines, logs_cost
+        else:
+            kept_lines, logs_used = self.cut_logs(lines, logs_allowance)
+        fitted: dict[str, Any] = {}
+        for key, item in value.items():
+            if key == "logs":
+                fitted[key] = kept_lines if kept_lines is not lines else value["logs"]
+            elif key != "result":
+                fitted[key] = item
+            else:
+                room = allowance - logs_used
+                if result_cost <= room:
+                    fitted[key] = result
+                elif self.smallest(result, _TOP, result_cost) <= room:
+                    fitted[key] = self.cut(result, _TOP, 0, room, None)
+                else:
+                    self.cuts.dropped_result = True
+        return fitted
+
+    def note(self, budget: int) -> str:
+        """What was cut, in a sentence: counts, and a handful of paths."""
+        cuts = self.cuts
+        parts: list[str] = []
+        if cuts.lines is not None:
+            head, tail, total = cuts.lines
+            part = f"{head + tail:,} of {total:,} log lines kept"
+            if tail:
+                part += f" (the first {head:,} and the last {tail:,})"
+            parts.append(part)
+        if cuts.shortened_lines:
+            plural = "line" if cuts.shortened_lines == 1 else "lines"
+            parts.append(f"{cuts.shortened_lines:,} log {plural} shortened")
+        if cuts.dropped_result:
+            parts.append("the result left out (a value too long to fit)")
+        for kind, path, kept, total in cuts.containers[:5]:
+            unit = "items" if kind == "array" else "keys"
+            parts.append(f"result {kind} {path} kept {kept:,} of {total:,} {unit}")
+        if len(cuts.containers) > 5:
+            parts.append(f"and {len(cuts.containers) - 5:,} more arrays or objects cut")
+        if cuts.strings:
+            shown = ", ".join(cuts.strings[:5])
+            more = f", and {len(cuts.strings) - 5:,} more" if len(cuts.strings) > 5 else ""
+            plural = "string" if len(cuts.strings) == 1 else "strings"
+            parts.append(f"{len(cuts.strings):,} result {plural} shortened ({shown}{more})")
+        return f"cut to fit {budget:,} tokens: " + ", ".join(parts)
+
+
+def _check_budget(budget: int) -> None:
+    if budget < MIN_BUDGET:
+        raise ValueError(f"a budget must be at least {MIN_BUDGET} tokens, not {budget}")
+
+
+def _smallest_run(value: dict[str, Any]) -> dict[str, Any]:
+    """The last resort (never needed in practice: cutting again to a smaller budget
+    converges): no logs, and the result at its smallest, or left out."""
+    smallest: dict[str, Any] = {"logs": []}
+    if "result" in value:
+        result = value["result"]
+        if isinstance(result, list):
+            smallest["result"] = []
+        elif isinstance(result, dict):
+            smallest["result"] = {}
+        elif isinstance(result, str):
+            smallest["result"] = _marker(len(result)) if result else result
+    return smallest
+
+
+def fit_run_output(value: dict[str, Any], budget: int = DEFAULT_RESULT_TOKENS) -> Fitted:
+    """A run's value (`{"logs": [...], "result": ...}`) whose text and JSON are both within
+    `budget` by `estimate_tokens`; the same object, with no note, when it already is.
+
+    Cutting adds up the pieces' costs, which is a little over the whole's; the cut value is
+    checked as a whole, and cut again to a smaller budget in the rare case it is over.
+    """
+    _check_budget(budget)
+    if _run_fits(value, budget):
+        return Fitted(value, None)
+    target = float(budget)
+    for _attempt in range(_ATTEMPTS):
+        cutter = _Cutter()
+        fitted = cutter.fit(value, target)
+        if _run_fits(fitted, budget):
+            return Fitted(fitted, cutter.note(budget))
+        over = max(estimate_tokens(json.dumps(fitted)), estimate_tokens(run_text(fitted)))
+        target = min(target - 1, target * budget / over * 0.95)
+        if target < MIN_BUDGET / 2:
+            break
+    note = f"cut to fit {budget:,} tokens: the log lines and the result's content left out"
+    return Fitted(_smallest_run(value), note)
+
+
+def fit_text(text: str, budget: int) -> tuple[str, str | None]:
+    """`text` within `budget`: its head and its tail, the middle replaced by a marker (a line
+    of its own when the cut falls on line boundaries, which it does when there are lines
+    near); the note says what was kept. The tail matters as much as the head: a traceback
+    ends with the error."""
+    _check_budget(budget)
+    if _within(text, budget):
+        return text, None
+    target = float(budget)
+    for _attempt in range(_ATTEMPTS):
+        fitted, kept = _head_and_tail(text, (target - 24) / 2)
+        if _within(fitted, budget):
+            return fitted, f"cut to fit {budget:,} tokens: kept {kept}"
+        target = min(target - 1, target * budget / estimate_tokens(fitted) * 0.95)
+    return f"… [cut: {len(text):,} characters] …", f"cut to fit {budget:,} tokens: nothing kept"
+
+
+def _head_and_tail(text: str, half: float) -> tuple[str, str]:
+    """The longest head and tail of `text` costing `half` each, moved to line boundaries
+    when that gives up less than half of them, joined by a marker; and what they keep."""
+    guess = int(half * 2)
+    limit = min(len(text), int(_CHARS_PER_TOKEN * (half + 1)))
+    head_end = _largest(limit, lambda k: _cost(text[:k]) <= half, guess)
+    newline = text.rfind("\n", 0, head_end)
+    if newline >= 0 and newline >= head_end // 2:
+        head_end = newline + 1
+    size = _largest(limit, lambda k: _cost(text[len(text) - k :]) <= half, guess)
+    tail_start = max(head_end, len(text) - size)
+    newline = text.find("\n", tail_start)
+    if newline != -1 and newline + 1 - tail_start <= size // 2:
+        tail_start = newline + 1
+    middle = text[head_end:tail_start]
+    if head_end > 0 and text[head_end - 1] == "\n" and middle.endswith("\n"):
+        cut_lines = middle.count("\n")
+        marker = f"… [cut: {cut_lines:,} lines, {len(middle):,} characters] …\n"
+        total = text.count("\n") + 1
+        head_lines = text.count("\n", 0, head_end)
+        tail_lines = total - head_lines - cut_lines
+        kept = f"the first {head_lines:,} and the last {tail_lines:,} of {total:,} lines"
+    else:
+        marker = f" … [cut: {len(middle):,} characters] … "
+        tail = len(text) - tail_start
+        kept = f"the first {head_end:,} and the last {tail:,} of {len(text):,} characters"
+    return text[:head_end] + marker + text[tail_start:], kept

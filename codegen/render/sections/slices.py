@@ -1,0 +1,140 @@
+"""One tool of a model-facing section on its own: what Code Mode's discovery shows.
+
+A catalog too large for the prompt is found from inside a program (`catalog.search`,
+`catalog.describe`). What a model reads there must be what the full section would have
+shown, or a program calls a signature it was never given: so a slice is cut out of the
+section itself, placed in catalog order like the whole (the same short type names, the same
+`@tool(...)` decisions), never rendered on its own.
+
+- `text`: the tool's part of the section, then every declaration it uses that an earlier
+  tool declared (a shape is declared once per section), each comment written in full: a
+  `ditto` would point at a tool the reader has not seen.
+- `call`, `signature` and `summary`: the one-line form a search hit shows: the exact call
+  (`tools.get_file`, `tools["get-file"]`), the required arguments and the result type in the
+  section's spelling, and the description's first sentence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ... import ir
+from ..._support.run_memos import run_memos
+from ..chunks import ChunkMemo, tool_chunks
+from ..python.strings import py_str
+from ..text import description_lines
+from ..typescript.sdk import ts_key
+from . import python as python_section
+from . import typescript as typescript_section
+from .dittos import Dittos
+from .short_names import Placed, ToolText
+
+SUMMARY_LIMIT = 160
+"""Longest first sentence a hit shows (characters); longer ones end in `...`."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSlice:
+    name: str
+    call: str
+    """How a program calls it: `tools.get_file` or `tools["get-file"]`."""
+    signature: str
+    """`(path: str, ...) -> str` (Python) or `({ path: string; ... }): Promise<string>`."""
+    summary: str
+    """The description's first sentence, on one line ("" without a description)."""
+    text: str
+    """The tool as the full section shows it, with the declarations it uses."""
+
+
+def first_sentence(description: str | None, limit: int = SUMMARY_LIMIT) -> str:
+    """The first sentence of the first paragraph, on one line, at most `limit` characters."""
+    lines = description_lines(description)
+    paragraph: list[str] = []
+    for line in lines:
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    text = " ".join(paragraph)
+    found = re.search(r"(?<=[.!?])\s", text)
+    if found is not None:
+        text = text[: found.start()]
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def section_slices(
+    catalog: ir.Catalog, language: str, memo: ChunkMemo | None = None
+) -> tuple[ToolSlice, ...]:
+    """Every tool's slice, in catalog order, for `language` ("python" or "typescript")."""
+    with run_memos():
+        if language == "python":
+            chunks: Sequence[ToolText] = tool_chunks(
+                catalog, "python-section", python_section.section_chunk, memo
+            )
+            placed = python_section.place_chunks(chunks)
+        elif language == "typescript":
+            chunks = tool_chunks(
+                catalog, "typescript-section", typescript_section.section_chunk, memo
+            )
+            placed = typescript_section.place_chunks(chunks)
+        else:
+            raise ValueError(f"no model-facing section for {language!r}")
+        return tuple(_slices(catalog.tools, chunks, placed, language))
+
+
+def _slices(
+    tools: Sequence[ir.Tool], chunks: Sequence[ToolText], placed: Sequence[Placed], language: str
+) -> list[ToolSlice]:
+    declared: dict[str, tuple[str, int]] = {}
+    for index, part in enumerate(placed):
+        for name, text in zip(part.declared, part.declarations, strict=True):
+            declared[name] = (text, index)
+    result = []
+    for tool, chunk, part in zip(tools, chunks, placed, strict=True):
+        extra = _closure(part.reused, declared, placed)
+        text = "\n".join([part.head, *part.declarations, *extra])
+        result.append(
+            ToolSlice(
+                tool.name,
+                _call(tool.name, chunk, part, language),
+                Dittos(repeat=True).resolve(part.signature),
+                first_sentence(tool.description),
+                Dittos(repeat=True).resolve(text),
+            )
+        )
+    return result
+
+
+def _closure(
+    names: Sequence[str], declared: dict[str, tuple[str, int]], placed: Sequence[Placed]
+) -> list[str]:
+    """The declarations of `names` (declared by earlier tools) and of every name they use,
+    in the order first needed. A declaration can only use names its own tool declared or
+    reused, so only those are looked for in its text."""
+    seen: set[str] = set()
+    order: list[str] = []
+    queue = [name for name in names if name in declared]
+    while queue:
+        name = queue.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        order.append(name)
+        text, owner = declared[name]
+        for other in (*placed[owner].declared, *placed[owner].reused):
+            if other not in seen and other in declared and _mentions(text, other):
+                queue.append(other)
+    return [declared[name][0] for name in order]
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None
+
+
+def _call(name: str, chunk: ToolText, part: Placed, language: str) -> str:
+    if language == "python":
+        plain = chunk.function and not part.function_taken
+        return f"tools.{chunk.function}" if plain else f"tools[{py_str(name)}]"
+    return f"tools.{name}" if ts_key(name) == name else f"tools[{json.dumps(name)}]"

@@ -1,0 +1,31 @@
+"""Tool search: which of thousands of tools a question, or each step of a task, is about.
+
+Code Mode programs call `search(query, k=8, server=None)` over every tool the host mounts
+(upstream servers' tools named `server__tool`). `document` reads what the index knows of a
+tool from its MCP definition, `SearchIndex.build` indexes a catalog once, and
+`SearchIndex.search` answers with a `Ranking`. Pure Python and standard library only; nothing
+else in `codegen` is imported, so any layer may use it.
+
+The modules read top down: `terms` (words, stopwords, stemming), `documents` (a definition
+into a `Document`), `index` (BM25F postings, the exact-name fast path, combined queries).
+"""
+
+from __future__ import annotations
+
+from .documents import Document, Parameter, document, split_name
+from .index import FIELDS, Ranking, SearchIndex, Weights
+from .terms import MAX_QUERY_TERMS, query_terms, stem
+
+__all__ = [
+    "FIELDS",
+    "MAX_QUERY_TERMS",
+    "Document",
+    "Parameter",
+    "Ranking",
+    "SearchIndex",
+    "Weights",
+    "document",
+    "query_terms",
+    "split_name",
+    "stem",
+]

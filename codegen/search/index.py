@@ -1,0 +1,262 @@
+"""The ranking: BM25F over a tool's fields, an exact-name fast path in front, and several
+queries (one per step of a task) interleaved into one list.
+
+BM25F (Robertson and Zaragoza): each field's term count is scaled by the field's weight and
+its own length normalization, the scaled counts are summed into one pseudo-frequency per
+term, and that sum is saturated once (`tf / (k1 + tf)`) and multiplied by the term's IDF.
+The saturated frequency depends on the document and the term only, so the build stores it
+in postings (term -> (document, frequency) pairs) and a query adds up the postings of its
+own terms, touching nothing else. Any query term that matches counts; there is no
+all-terms cut-off, so a long question degrades gracefully.
+
+The documents are sorted by name when the index is built and every sum runs in a fixed
+order, so the same catalog in any order gives the same ranking, under any hash seed; ties
+go to the name that sorts first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .documents import Document
+from .terms import analyze, chunks, name_key, query_terms
+
+MAX_QUERIES = 32
+"""Queries of one combined search that are read (the first ones)."""
+
+FIELDS = ("name", "server", "title", "description", "parameter", "parameter_text", "value")
+"""The fields of a tool, in the order their weights are given: its own name's words, the
+server prefix's words, title, description, parameter names, parameter descriptions, enum
+values."""
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The model's every knob: a weight and a length normalization (`b`) per field, in the
+    order of `FIELDS`, and the saturation `k1`.
+
+    A name word says most about what a tool does, a title restates the name, the description
+    is the main text; parameter names say what a tool works on, their descriptions and enum
+    values less sharply. Names and parameter descriptions vary most in length and are
+    normalized most. Chosen on BFCL and LiveMCPBench (`bench/bench_search.py`), which are
+    flat around these round values: doubling or halving any one of them moves no recall
+    there by more than 0.02 (0.03 for `k1`). Neither has titles, so the title's weight,
+    between the name's and the description's, is a judgment, not a measurement."""
+
+    field: tuple[float, ...] = (4.0, 1.0, 2.0, 1.0, 1.0, 0.5, 0.5)
+    b: tuple[float, ...] = (0.75, 0.3, 0.5, 0.5, 0.5, 0.75, 0.5)
+    k1: float = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The best tools for a search, best first (at most `k`); how many tools matched it at
+    all (a query term in common, or named by it); whether the list was cut short of them."""
+
+    names: tuple[str, ...]
+    matched: int
+    cut: bool
+
+
+class SearchIndex:
+    """An immutable index of a catalog's tools: `build` it once, `search` it many times."""
+
+    __slots__ = ("_documents", "_exact", "_idf", "_postings", "_servers")
+
+    def __init__(
+        self,
+        documents: tuple[Document, ...],
+        postings: dict[str, tuple[list[int], list[float]]],
+        exact: dict[str, tuple[tuple[int, int], ...]],
+    ) -> None:
+        count = len(documents)
+        self._documents = documents
+        self._postings = postings
+        self._idf = {
+            term: math.log(1.0 + (count - len(docs) + 0.5) / (len(docs) + 0.5))
+            for term, (docs, _) in postings.items()
+        }
+        self._exact = exact
+        self._servers = tuple(d.server for d in documents)
+
+    @classmethod
+    def build(cls, documents: Sequence[Document], weights: Weights = Weights()) -> SearchIndex:
+        """The index of `documents`, in any order: a name given twice is indexed once (the
+        document that sorts first is kept), a document without a name not at all."""
+        kept: dict[str, Document] = {}
+        for doc in documents:
+            if doc.name and (doc.name not in kept or doc < kept[doc.name]):
+                kept[doc.name] = doc
+        docs = tuple(kept[name] for name in sorted(kept))
+        return cls(docs, _postings(docs, weights), _exact_names(docs))
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        """The indexed documents, sorted by name."""
+        return self._documents
+
+    def search(self, query: str | Sequence[str], k: int = 8, server: str | None = None) -> Ranking:
+        """The `k` best tools for `query`, only among `server`'s tools when it is given (""
+        for the tools without a prefix).
+
+        A list of queries (one per step of a task) gives one list: the queries' own
+        rankings interleaved round robin (each query's best, then each one's second, ...,
+        a tool already listed skipped), so every step is represented near the top. On
+        LiveMCPBench it does as well as the best fusion tried (reciprocal ranks with a small
+        constant) and better than summed scores, one query of all the steps, or reciprocal
+        ranks with the usual constant 60, which let a tool that fits several steps loosely
+        push out the tools that fit one step exactly."""
+        k = max(k, 0)
+        queries = [query] if isinstance(query, str) else _queries(query)
+        rankings = []
+        matched: set[int] = set()
+        for text in queries:
+            order, hits = self._rank(text, k, server)
+            rankings.append(order)
+            matched |= hits
+        names = tuple(self._documents[i].name for i in _interleave(rankings, k))
+        return Ranking(names, len(matched), len(matched) > len(names))
+
+    def _rank(self, text: str, k: int, server: str | None) -> tuple[list[int], set[int]]:
+        """One query's best `k` documents, and every document it matched."""
+        named = self._named(text, server)
+        scores: dict[int, float] = {}
+        get = scores.get
+        postings = self._postings
+        for term in query_terms(text):
+            posting = postings.get(term)
+            if posting is None:
+                continue
+            idf = self._idf[term]
+            for doc, frequency in zip(*posting, strict=True):
+                scores[doc] = get(doc, 0.0) + idf * frequency
+        if server is not None:
+            servers = self._servers
+            scores = {doc: score for doc, score in scores.items() if servers[doc] == server}
+        first = set(named)
+        best = heapq.nsmallest(
+            k, (item for item in scores.items() if item[0] not in first), key=_best_first
+        )
+        return (named + [doc for doc, _ in best])[:k], first | scores.keys()
+
+    def _named(self, text: str, server: str | None) -> list[int]:
+        """The documents `text` names: by the full name, by the name without its prefix,
+        by the full name's words, by the other's words (any case, any separators); in that
+        order, and by name within each."""
+        text = text.strip()
+        found: list[tuple[int, int]] = []
+        for key in dict.fromkeys((text, _WORDS + name_key(text))):
+            found.extend(self._exact.get(key, ()))
+        servers = self._servers
+        hits = sorted(hit for hit in found if server is None or servers[hit[1]] == server)
+        return list(dict.fromkeys(doc for _, doc in hits))
+
+
+_WORDS = "\0"
+"""Marks a name's words in the exact-name table, apart from literal names."""
+
+
+def _best_first(item: tuple[int, float]) -> tuple[float, int]:
+    return -item[1], item[0]
+
+
+def _queries(query: object) -> list[str]:
+    if not isinstance(query, Sequence):
+        return []
+    return [q for q in list(query[:MAX_QUERIES]) if isinstance(q, str)]
+
+
+def _interleave(rankings: list[list[int]], k: int) -> list[int]:
+    """Round robin over the rankings, each document once, at most `k`."""
+    seen: dict[int, None] = {}
+    for rank in range(max((len(r) for r in rankings), default=0)):
+        for ranking in rankings:
+            if rank < len(ranking):
+                seen.setdefault(ranking[rank], None)
+                if len(seen) >= k:
+                    return list(seen)
+    return list(seen)
+
+
+def _texts(doc: Document) -> tuple[str, ...]:
+    """Each field's text, in the order of `FIELDS`."""
+    return (
+        doc.own_name,
+        doc.server,
+        doc.title,
+        doc.description,
+        " ".join(p.name for p in doc.parameters),
+        " ".join(p.description for p in doc.parameters),
+        " ".join(v for p in doc.parameters for v in p.values),
+    )
+
+
+def _postings(
+    docs: tuple[Document, ...], weights: Weights
+) -> dict[str, tuple[list[int], list[float]]]:
+    """term -> (documents, the saturated BM25F frequency of the term in each) for every
+    term of every document, documents in order; two flat lists, not a list of pairs, so the
+    build allocates no object per posting for the collector to track.
+
+    The build's hot loop, kept plain: each chunk of text is analyzed once per build
+    (`memo`), and a field's length is its length in characters, which normalizes as well
+    as a word count and costs nothing."""
+    memo: dict[str, tuple[str, ...]] = {}
+    texts = [_texts(doc) for doc in docs]
+    count = max(len(docs), 1)
+    fields = []
+    for i in range(len(FIELDS)):
+        if weights.field[i] > 0.0:
+            average = max(sum(len(t[i]) for t in texts) / count, 1.0)
+            fields.append((i, weights.field[i], 1.0 - weights.b[i], weights.b[i] / average))
+    k1 = weights.k1
+    postings: dict[str, tuple[list[int], list[float]]] = {}
+    for doc, text in enumerate(texts):
+        frequency: dict[str, float] = {}
+        get = frequency.get
+        for i, weight, base, slope in fields:
+            if not text[i]:
+                continue
+            scale = weight / (base + slope * len(text[i]))
+            for chunk in chunks(text[i]):
+                terms = memo.get(chunk)
+                if terms is None:
+                    terms = memo[chunk] = analyze(chunk)
+                for term in terms:
+                    frequency[term] = get(term, 0.0) + scale
+        for term, tf in frequency.items():
+            posting = postings.get(term)
+            if posting is None:
+                postings[term] = ([doc], [tf / (k1 + tf)])
+            else:
+                posting[0].append(doc)
+                posting[1].append(tf / (k1 + tf))
+    return postings
+
+
+def _exact_names(docs: tuple[Document, ...]) -> dict[str, tuple[tuple[int, int], ...]]:
+    """Each way of naming a tool -> (tier, document): the literal full name (tier 0), the
+    literal own name (1), the full name's words (2), the own name's words (3)."""
+    table: dict[str, list[tuple[int, int]]] = {}
+    servers: dict[str, str] = {}
+    for doc, document in enumerate(docs):
+        own = document.own_name
+        own_words = name_key(own)
+        server_words = servers.get(document.server)
+        if server_words is None:
+            server_words = servers[document.server] = name_key(document.server)
+        full_words = " ".join(words for words in (server_words, own_words) if words)
+        for key, tier in (
+            (document.name, 0),
+            (own, 1),
+            (_WORDS + full_words, 2),
+            (_WORDS + own_words, 3),
+        ):
+            if key and key != _WORDS:
+                entries = table.setdefault(key, [])
+                if (tier, doc) not in entries:
+                    entries.append((tier, doc))
+    return {key: tuple(entries) for key, entries in table.items()}

@@ -1,0 +1,157 @@
+"""Text into index terms: words split at case changes, digits and separators, lower-cased,
+stopwords dropped, lightly stemmed.
+
+Tool names are identifiers (`getWeather`, `get-weather`, `github__get_file`,
+`math.factorial`) and questions are prose, so one splitter serves both: a run of letters and
+digits is cut where the case turns (`HTTPServer` -> `http server`), where letters meet digits
+(`sha256` -> `sha 256`) and at everything else. The stemmer is a handful of suffix rules
+written out below (no dictionary, no language model), so a term is a pure function of its
+word, the same on every machine and under every hash seed.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_QUERY_TERMS = 64
+"""Distinct terms a query is cut to (the first ones, in the order written)."""
+
+MAX_QUERY_CHARS = 16_384
+"""Characters of a query read at all: a 100 KB paste costs no more than this."""
+
+MAX_KEY_CHARS = 256
+"""A query longer than this is never compared with tool names' words (no real name is)."""
+
+_CHUNKS = re.compile(r"[A-Za-z0-9\u0080-\U0010ffff]+")
+"""ASCII letters and digits, and anything outside ASCII: cheaper to scan for than Unicode
+word characters, and exact, because `analyze` cuts a chunk that is not plain ASCII again."""
+_LETTERS = re.compile(r"[^\W_]+")
+_ASCII_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_DIGITS = re.compile(r"[0-9]+|[^0-9]+")
+_VOWELS = frozenset("aeiouy")
+
+STOPWORDS = frozenset(
+    {
+        *("a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with"),
+        *("without", "into", "onto", "about", "as", "and", "or", "nor", "but", "is", "are"),
+        *("was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "has"),
+        *("have", "had", "having", "it", "its", "this", "that", "these", "those", "there"),
+        *("here", "then", "than", "so", "such", "very", "just", "also", "too", "can"),
+        *("could", "would", "should", "will", "shall", "may", "might", "must", "i", "me"),
+        *("my", "we", "us", "our", "you", "your", "he", "she", "they", "them", "their"),
+        *("his", "her", "what", "which", "who", "whom", "whose", "when", "where", "why"),
+        *("how", "all", "any", "each", "some", "please", "s", "t"),
+    }
+)
+"""Words that say nothing about which tool is meant. Deliberately small: verbs such as
+`get`, `list`, `find` stay (their weight is left to the index's IDF)."""
+
+
+def chunks(text: str) -> list[str]:
+    """The pieces of `text` that hold words, each to be cut by `analyze`."""
+    return _CHUNKS.findall(text)
+
+
+def words(chunk: str) -> list[str]:
+    """The lower-cased words of one chunk, before stopwords and stemming:
+    `getHTTPServer2` -> `get http server 2`."""
+    if chunk.isascii():
+        if chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
+            return [chunk.lower()]
+        if chunk.islower() or chunk.isdigit():
+            return _DIGITS.findall(chunk)
+        return [part.lower() for part in _ASCII_PARTS.findall(chunk)]
+    found = []
+    for run in _LETTERS.findall(chunk):
+        if run.isascii():
+            found.extend(words(run))
+        else:
+            found.extend(part.lower() for part in _DIGITS.findall(run))
+    return found
+
+
+def analyze(chunk: str) -> tuple[str, ...]:
+    """The terms of one chunk: its words without stopwords, stemmed
+    (`getWeatherData` -> `get weather data`)."""
+    if chunk.isascii() and chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
+        word = chunk.lower()  # one plain word, as most are: the short way
+        return () if word in STOPWORDS else (stem(word),)
+    return tuple(stem(word) for word in words(chunk) if word not in STOPWORDS)
+
+
+def split_words(text: str) -> list[str]:
+    """The lower-cased words of `text`, in order."""
+    return [word for chunk in _CHUNKS.findall(text) for word in words(chunk)]
+
+
+def stem(word: str) -> str:
+    """A light, deterministic suffix stripper for lower-case English words; the same rules
+    run on tool text and on queries, so only agreement matters, not linguistics.
+
+    In order: a plural `-s`, `-es` or `-ies` goes (`classes` -> `class`, `queries` ->
+    `queri`; `status`, `analysis` keep theirs), then one of `-ly` (`monthly` -> `month`,
+    not `family`, `apply`), `-ing` or `-ed` (`searching` -> `search`, `mapped` -> `map`;
+    `string` keeps it, as no vowel would be left) or `-ation` (`calculation` ->
+    `calculate`), then a final `y` after a consonant becomes `i` and a final `e` goes. So
+    `create`, `created`, `creating` and `creation` all give `creat`, `file` and `files`
+    give `fil`, `query` and `queries` give `queri`. Words of three letters or fewer, and
+    words with digits, are kept as they are."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word[-1] == "s":
+        if (word.endswith("ies") and len(word) > 4) or word.endswith("sses"):
+            word = word[:-2]
+        elif not word.endswith(("ss", "us", "is")):
+            word = word[:-1]
+    end = word[-1]
+    if end == "y":
+        if word.endswith("ly") and len(word) >= 6 and word[-3] not in "aipl":
+            word = word[:-2]
+    elif end == "g":
+        if word.endswith("ing") and len(word) > 5 and _has_vowel(word[:-3]):
+            word = _undouble(word[:-3])
+    elif end == "d":
+        if word.endswith("ied") and len(word) > 4:
+            word = word[:-2]
+        elif word.endswith("ed") and word[-3] != "e" and len(word) > 5 and _has_vowel(word[:-2]):
+            word = _undouble(word[:-2])
+    elif end == "n" and word.endswith("ation") and len(word) > 7:
+        word = word[:-3] + "e"
+    end = word[-1]
+    if end == "y" and len(word) > 3 and word[-2] not in _VOWELS:
+        word = word[:-1] + "i"
+    elif end == "e" and len(word) >= 4:
+        word = word[:-1]
+    return word
+
+
+def _has_vowel(word: str) -> bool:
+    return any(letter in _VOWELS for letter in word)
+
+
+def _undouble(word: str) -> str:
+    """`runn` -> `run`, `mapp` -> `map`; `call`, `pass`, `buzz` keep theirs."""
+    if len(word) >= 3 and word[-1] == word[-2] and word[-1] not in "aeiouylsz":
+        return word[:-1]
+    return word
+
+
+def query_terms(query: str) -> tuple[str, ...]:
+    """The distinct terms a query searches for, in the order written: at most
+    `MAX_QUERY_TERMS`, read from the first `MAX_QUERY_CHARS` characters."""
+    seen: dict[str, None] = {}
+    for match in _CHUNKS.finditer(query, 0, MAX_QUERY_CHARS):
+        for term in analyze(match.group()):
+            seen.setdefault(term, None)
+            if len(seen) >= MAX_QUERY_TERMS:
+                return tuple(seen)
+    return tuple(seen)
+
+
+def name_key(text: str) -> str:
+    """How a name is compared, whatever its spelling: its words, lower-cased, joined by one
+    space (`getWeather`, `get-weather`, `GET WEATHER` -> `get weather`). No stemming, no
+    stopwords: this compares names, not meanings. "" for text longer than `MAX_KEY_CHARS`."""
+    if len(text) > MAX_KEY_CHARS:
+        return ""
+    return " ".join(split_words(text))
