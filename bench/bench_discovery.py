@@ -9,7 +9,9 @@ vendored corpus as one namespaced session), ToolUniverse and BFCL, in both langu
   UTF-16 code units (it must be within 2,048 for every catalog);
 - `o200k_base` tokens of the whole section (the full tier's cost, were there no budget);
 - tokens of the flow a model follows in the search tier: the description, one
-  `catalog.search` answer (8 hits) and two `catalog.describe` answers (the first two hits).
+  `catalog.search` answer (8 hits) and two `catalog.describe` answers (the first two hits);
+  the query is the first sentence of the middle tool's description, as a model would ask
+  for that tool.
 
 Run: `python bench/bench_discovery.py` (downloads the large catalogs on first use).
 """
@@ -32,14 +34,8 @@ from codegen.codemode.run_code_definition import with_sdk
 from codegen.codemode.tiers import DEFAULT_BUDGET
 from codegen.load.formats import BFCL_TYPES, JSON_TYPES
 from codegen.load.namespaces import sanitize
+from codegen.render.sections.slices import first_sentence
 from codegen.serve.wire import run_code_description
-
-QUERIES = {
-    "schemas": "add two numbers",
-    "corpus": "create an issue in a repository",
-    "tooluniverse": "find drug interactions for a compound",
-    "bfcl": "calculate the area of a triangle",
-}
 
 
 class Language:
@@ -72,7 +68,7 @@ def registry_of(tools: list[dict[str, Any]], language: str) -> ToolRegistry:
             )
         except CodeModeError:
             continue  # a schema a server could not serve either
-    registry.mount_runtime(Language(language))  # type: ignore[arg-type]
+    registry.mount_runtime(Language(language))
     return registry
 
 
@@ -112,20 +108,28 @@ def of_definitions(definitions: Any) -> list[dict[str, Any]]:
     ]
 
 
-def catalogs() -> list[tuple[str, str, list[dict[str, Any]]]]:
-    found: list[tuple[str, str, list[dict[str, Any]]]] = []
+def typical_query(tools: list[dict[str, Any]]) -> str:
+    """What a model looking for the middle tool would ask: its description's first sentence
+    (else its name's words), never its name."""
+    tool = tools[len(tools) // 2]
+    sentence = first_sentence(tool.get("description") or "")
+    return sentence or " ".join(tool["name"].replace("__", " ").replace("_", " ").split())
+
+
+def catalogs() -> list[tuple[str, list[dict[str, Any]]]]:
+    found: list[tuple[str, list[dict[str, Any]]]] = []
     for path in sorted((ROOT / "schemas").rglob("*.json")):
         try:
-            found.append((f"schemas/{path.name}", "schemas", recorded(path)))
+            found.append((f"schemas/{path.name}", recorded(path)))
         except (KeyError, TypeError, ValueError):
             continue
     corpus = sorted((ROOT / "tests" / "corpus" / "mcp").glob("*.json"))
     for path in corpus:
-        found.append((f"corpus/{path.stem}", "corpus", recorded(path)))
+        found.append((f"corpus/{path.stem}", recorded(path)))
     whole = [tool for path in corpus for tool in recorded(path, sanitize(path.stem) + "__")]
-    found.append(("corpus, all 33 servers", "corpus", whole))
-    found.append(("tooluniverse", "tooluniverse", of_definitions(tooluniverse_catalog().tools)))
-    found.append(("bfcl", "bfcl", of_definitions(bfcl_catalog().tools)))
+    found.append(("corpus, all 33 servers", whole))
+    found.append(("tooluniverse", of_definitions(tooluniverse_catalog().tools)))
+    found.append(("bfcl", of_definitions(bfcl_catalog().tools)))
     return found
 
 
@@ -137,7 +141,7 @@ def main() -> None:
     )
     print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: |")
     worst = 0
-    for name, kind, tools in catalogs():
+    for name, tools in catalogs():
         for language in ("python", "typescript"):
             registry = registry_of(tools, language)
             tier = run_code_description(registry)
@@ -149,7 +153,7 @@ def main() -> None:
                 flow = count(tier.text)
             else:
                 found = registry.discovery()
-                answer = found.search(QUERIES[kind])
+                answer = found.search(typical_query(tools))
                 describes = [found.describe(hit) for hit in answer["names"][:2]]
                 flow = sum(count(text) for text in (tier.text, answer["text"], *describes))
             print(

@@ -172,9 +172,10 @@ def test_describe_shows_each_tool_as_the_full_section_does(language: str) -> Non
     chunks = tool_chunks(catalog, f"{language}-section", module.section_chunk, None)
     section_lines = set(module.section_sdk_from_chunks(chunks, dittos=False).splitlines())
     slices = section_slices(catalog, language)
-    assert [s.name for s in slices] == [t.name for t in catalog.tools]
-    for each in slices:
-        missing = [line for line in each.text.splitlines() if line not in section_lines]
+    assert [s.name for s in slices.slices] == [t.name for t in catalog.tools]
+    for each in slices.slices:
+        text = slices.text(each.name)
+        missing = [line for line in text.splitlines() if line not in section_lines]
         assert not missing, (each.name, missing[:3])
 
 
@@ -193,8 +194,9 @@ def test_a_slice_carries_the_types_an_earlier_tool_declared() -> None:
         }
     ).catalog
     assert catalog is not None
-    first, second = section_slices(catalog, "python")
-    assert "class Address(" in first.text and "class Address(" in second.text
+    slices = section_slices(catalog, "python")
+    second = slices.slices[1]
+    assert "class Address(" in slices.text("first") and "class Address(" in slices.text("second")
     assert second.call == "tools.second" and second.summary == "Ship it."
     assert second.signature == "(address: Address) -> Any"
 
@@ -210,13 +212,13 @@ def test_call_forms() -> None:
         }
     ).catalog
     assert catalog is not None
-    python = {s.name: s.call for s in section_slices(catalog, "python")}
+    python = {s.name: s.call for s in section_slices(catalog, "python").slices}
     assert python == {
         "get-user": 'tools["get-user"]',
         "class": 'tools["class"]',
         "plain": "tools.plain",
     }
-    typescript = {s.name: s.call for s in section_slices(catalog, "typescript")}
+    typescript = {s.name: s.call for s in section_slices(catalog, "typescript").slices}
     assert typescript["get-user"] == 'tools["get-user"]' and typescript["class"] == "tools.class"
 
 

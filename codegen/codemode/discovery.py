@@ -55,7 +55,7 @@ class Discovery:
         self._catalog = catalog
         self._names = {spec.name: index for index, spec in enumerate(self.specs)}
         self._index: Any = None
-        self._slices: dict[str, Any] | None = None
+        self._slices: Any = None
         self._lock = threading.Lock()
 
     # --- lazily built parts ---------------------------------------------------------------
@@ -68,13 +68,13 @@ class Discovery:
                 self._index = SearchIndex.build([document(s.definition()) for s in self.specs])
             return self._index
 
-    def slices(self) -> dict[str, Any]:
+    def slices(self) -> Any:
+        """The `SectionSlices` of the tool set (compiled and placed once)."""
         with self._lock:
             if self._slices is None:
                 from ..render.sections.slices import section_slices
 
-                found = section_slices(self._catalog(), self.language)
-                self._slices = {each.name: each for each in found}
+                self._slices = section_slices(self._catalog(), self.language)
             return self._slices
 
     def warm(self) -> None:
@@ -150,7 +150,7 @@ class Discovery:
             raise DiscoveryError("catalog.describe: name must be a tool's name (a string)")
         if name not in self._names:
             raise DiscoveryError(self.unknown(name, "catalog.describe"))
-        text: str = self.slices()[name].text
+        text: str = self.slices().text(name)
         return text
 
     def servers(self) -> list[dict[str, Any]]:

@@ -13,13 +13,16 @@ at its end (an upstream that floods change notices cannot flood the clients).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..codemode.execution import ToolCall
 from ..codemode.registry import CodeModeError, ToolRegistry
+from ..codemode.tiers import SEARCH
 from .tools import Caller, mount
 from .upstream import Connection, Tools
 from .wire import call_result, tool_list, wire_view
@@ -89,6 +92,8 @@ class Host:
             self._instructions = view.instructions
             if self.server is not None:
                 self.server.instructions = view.instructions
+            if view.tier is not None and view.tier.tier == SEARCH:
+                self._warm()
             if view.tier is not None:
                 where = "run_code description" if self.place == "description" else "instructions"
                 told = f"{where}: {view.tier.describe(self.registry.budget)}"
@@ -96,6 +101,18 @@ class Host:
                     self._told = told
                     self.note(told)
         return self._wire
+
+    def _warm(self) -> None:
+        """Build the catalog's search index and section slices now, in a thread, so the
+        first program that searches does not wait for them (a few hundred milliseconds at
+        thousands of tools)."""
+        discovery = self.registry.discovery()  # here: the registry is the loop's to read
+
+        def warm() -> None:
+            with contextlib.suppress(Exception):  # a program that asks is told what failed
+                discovery.warm()
+
+        threading.Thread(target=warm, name="codegen-discovery", daemon=True).start()
 
     # --- upstream events -------------------------------------------------------------------
 

@@ -6,9 +6,10 @@ shown, or a program calls a signature it was never given: so a slice is cut out 
 section itself, placed in catalog order like the whole (the same short type names, the same
 `@tool(...)` decisions), never rendered on its own.
 
-- `text`: the tool's part of the section, then every declaration it uses that an earlier
-  tool declared (a shape is declared once per section), each comment written in full: a
-  `ditto` would point at a tool the reader has not seen.
+- `SectionSlices.text(name)`: the tool's part of the section, then every declaration it
+  uses that an earlier tool declared (a shape is declared once per section), each comment
+  written in full: a `ditto` would point at a tool the reader has not seen. Cut out on
+  demand, so a large catalog holds its placed section once.
 - `call`, `signature` and `summary`: the one-line form a search hit shows: the exact call
   (`tools.get_file`, `tools["get-file"]`), the required arguments and the result type in the
   section's spelling, and the description's first sentence.
@@ -45,8 +46,34 @@ class ToolSlice:
     """`(path: str, ...) -> str` (Python) or `({ path: string; ... }): Promise<string>`."""
     summary: str
     """The description's first sentence, on one line ("" without a description)."""
-    text: str
-    """The tool as the full section shows it, with the declarations it uses."""
+
+
+class SectionSlices:
+    """Every tool's slice of one placed section, in catalog order; a tool's full text is
+    cut out when asked for (a catalog of thousands of tools keeps one copy of its section,
+    not two)."""
+
+    def __init__(self, slices: Sequence[ToolSlice], placed: Sequence[Placed]) -> None:
+        self.slices = tuple(slices)
+        self._placed = tuple(placed)
+        self._index = {each.name: n for n, each in enumerate(self.slices)}
+        self._declared: dict[str, tuple[str, int]] = {}
+        for index, part in enumerate(placed):
+            for name, text in zip(part.declared, part.declarations, strict=True):
+                self._declared[name] = (text, index)
+
+    def __getitem__(self, name: str) -> ToolSlice:
+        return self.slices[self._index[name]]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def text(self, name: str) -> str:
+        """The tool as the full section shows it, then the declarations of earlier tools it
+        uses, every comment in full."""
+        part = self._placed[self._index[name]]
+        extra = _closure(part.reused, self._declared, self._placed)
+        return Dittos(repeat=True).resolve("\n".join([part.head, *part.declarations, *extra]))
 
 
 def first_sentence(description: str | None, limit: int = SUMMARY_LIMIT) -> str:
@@ -66,7 +93,7 @@ def first_sentence(description: str | None, limit: int = SUMMARY_LIMIT) -> str:
 
 def section_slices(
     catalog: ir.Catalog, language: str, memo: ChunkMemo | None = None
-) -> tuple[ToolSlice, ...]:
+) -> SectionSlices:
     """Every tool's slice, in catalog order, for `language` ("python" or "typescript")."""
     with run_memos():
         if language == "python":
@@ -81,30 +108,16 @@ def section_slices(
             placed = typescript_section.place_chunks(chunks)
         else:
             raise ValueError(f"no model-facing section for {language!r}")
-        return tuple(_slices(catalog.tools, chunks, placed, language))
-
-
-def _slices(
-    tools: Sequence[ir.Tool], chunks: Sequence[ToolText], placed: Sequence[Placed], language: str
-) -> list[ToolSlice]:
-    declared: dict[str, tuple[str, int]] = {}
-    for index, part in enumerate(placed):
-        for name, text in zip(part.declared, part.declarations, strict=True):
-            declared[name] = (text, index)
-    result = []
-    for tool, chunk, part in zip(tools, chunks, placed, strict=True):
-        extra = _closure(part.reused, declared, placed)
-        text = "\n".join([part.head, *part.declarations, *extra])
-        result.append(
+        slices = [
             ToolSlice(
                 tool.name,
                 _call(tool.name, chunk, part, language),
                 Dittos(repeat=True).resolve(part.signature),
                 first_sentence(tool.description),
-                Dittos(repeat=True).resolve(text),
             )
-        )
-    return result
+            for tool, chunk, part in zip(catalog.tools, chunks, placed, strict=True)
+        ]
+        return SectionSlices(slices, placed)
 
 
 def _closure(
