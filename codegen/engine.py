@@ -22,7 +22,14 @@ from ._support.run_memos import run_memos
 from .errors import Diagnostic
 from .load.definitions import ToolDefinition
 from .load.sources import load_sources, load_value
-from .pipeline import Compiled, Rendered, compile_catalog, require_catalog
+from .pipeline import (
+    Compiled,
+    Rendered,
+    compile_catalog,
+    compile_schemas,
+    is_plain,
+    require_catalog,
+)
 
 if TYPE_CHECKING:
     from .incremental.cache import ToolCache
@@ -54,8 +61,11 @@ class Engine:
     ) -> Compiled:
         """The IR catalog of the definitions (None with errors) and every diagnostic. With
         a cache, only the tools it has not seen are compiled; definitions that are not
-        plain data (no cache key) are compiled in one go."""
+        plain data (no cache key) are compiled in one go, and so are plain JSON Schemas
+        (`pipeline.compile_schemas`)."""
         definitions = tuple(definitions)
+        if is_plain(definitions):
+            return compile_schemas(definitions, diagnostics)
         if self.cache is not None:
             from .incremental.assembly import assembled_catalog
             from .incremental.entries import cached_entries
@@ -75,12 +85,15 @@ class Engine:
         """The SDK of each of `languages` ("python", "typescript") and every diagnostic.
         Through the cache, or in shares when the catalog is large enough to split, the SDK
         is assembled from each tool's chunk (an unchanged tool's IR never loaded); else the
-        catalog is compiled and rendered in one go."""
+        catalog is compiled and rendered in one go. Plain JSON Schemas give their types
+        alone (`render.schema_types`)."""
         from .render.targets import target
 
         definitions = tuple(definitions)
         diagnostics = tuple(diagnostics)
         renderers = {language: target(language) for language in languages}
+        if is_plain(definitions):
+            return _schema_types(definitions, diagnostics, languages)
         if self.cache is not None or self._shares(len(definitions)) > 1:
             from .incremental.assembly import assembled_texts, entry_text
             from .incremental.entries import cached_entries, tool_entries
@@ -116,6 +129,23 @@ class Engine:
         return share_count(items, self.jobs)
 
 
+def _schema_types(
+    definitions: Sequence[ToolDefinition],
+    diagnostics: Sequence[Diagnostic],
+    languages: Sequence[str],
+) -> Rendered:
+    """Plain JSON Schemas: their types alone in each language (`render.schema_types`),
+    compiled in one go (a few documents; no cache, no shares)."""
+    from .render.schema_types import render_schema_types
+
+    compiled = compile_schemas(definitions, diagnostics)
+    if compiled.catalog is None:
+        return Rendered(None, compiled.diagnostics)
+    catalog = compiled.catalog
+    texts = {language: render_schema_types(catalog, language) for language in languages}
+    return Rendered(texts, compiled.diagnostics)
+
+
 def compile_sources(
     sources: Sequence[str],
     fmt: str = "auto",
@@ -123,11 +153,18 @@ def compile_sources(
     stdin: BinaryIO | None = None,
     cache: ToolCache | None = None,
     require_tools: bool = True,
+    plain_schemas: bool = False,
 ) -> Compiled:
     """Files, directories or `-` to the IR. Raises `UsageError` only for unreadable sources;
-    sources without a tool are an error unless `require_tools` is false."""
+    sources without a tool are an error unless `require_tools` is false. `plain_schemas`:
+    plain JSON Schema documents are read too, and compiled as types alone."""
     loaded = load_sources(
-        sources, fmt=fmt, namespace=namespace, stdin=stdin, require_tools=require_tools
+        sources,
+        fmt=fmt,
+        namespace=namespace,
+        stdin=stdin,
+        require_tools=require_tools,
+        plain_schemas=plain_schemas,
     )
     return Engine(cache).compile(loaded.tools, loaded.diagnostics)
 

@@ -186,6 +186,20 @@ def reserved_type_names() -> frozenset[str]:
     return frozenset(python | SDK_NAMES | _TS_KEYWORDS | _ts_globals())
 
 
+MODULE_GLOBALS = frozenset({"Record"})
+"""The TypeScript global types a module of plain-schema types names itself."""
+
+
+@cache
+def module_type_names() -> frozenset[str]:
+    """Every name a type of a module of plain-schema types may not take: as
+    `reserved_type_names`, but TypeScript's global types only where the module names them
+    (`MODULE_GLOBALS`). Its own declarations shadow the others inside the module, so a
+    schema's `Event`, `Node` or `Response` keeps its name."""
+    python = set(keyword.kwlist) | set(keyword.softkwlist) | set(dir(builtins))
+    return frozenset(python | SDK_NAMES | _TS_KEYWORDS | MODULE_GLOBALS)
+
+
 def nfkc(text: str) -> str:
     """NFKC normal form; ASCII text already is one."""
     return text if text.isascii() else unicodedata.normalize("NFKC", text)

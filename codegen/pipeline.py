@@ -17,9 +17,10 @@ from typing import Any
 from . import ir
 from ._support.recursion_limit import deep_recursion
 from ._support.run_memos import run_memos
-from .build.builder import SchemaInput, build_catalog
+from .build.builder import SchemaInput, build_catalog, build_schema_types
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
 from .load.definitions import ToolDefinition
+from .load.formats import PLAIN_SCHEMA
 from .normalize import Normalized, normalize_schema
 from .validate.checks import check_depth, check_schema, check_unique_names, draft_of
 
@@ -75,6 +76,43 @@ def compile_catalog(
         catalog, warnings = build_catalog(inputs)
     problems.extend(warnings)
     return Compiled(catalog, definitions, sort_diagnostics(problems))
+
+
+def compile_schemas(
+    definitions: Iterable[ToolDefinition], diagnostics: Iterable[Diagnostic] = ()
+) -> Compiled:
+    """Plain JSON Schema documents (`load.formats.PLAIN_SCHEMA` definitions) validated,
+    normalized and built as types alone (`build_schema_types`): the catalog holds one
+    "tool" per schema whose `args` is its named root type. A tool definition among them is
+    an error: a run reads tools or plain schemas, never both."""
+    definitions = tuple(definitions)
+    problems = list(diagnostics)
+    inputs = []
+    with deep_recursion(), run_memos():
+        for definition in definitions:
+            if definition.format != PLAIN_SCHEMA:
+                problems.append(
+                    Diagnostic(
+                        definition.source,
+                        definition.pointer,
+                        "a tool definition among plain JSON Schemas: read them in separate runs",
+                    )
+                )
+                continue
+            schema_input, found = prepare(definition)
+            problems.extend(found)
+            inputs.append(schema_input)
+        if has_errors(problems):
+            return Compiled(None, definitions, sort_diagnostics(problems))
+        catalog, warnings = build_schema_types(inputs)
+    problems.extend(warnings)
+    return Compiled(catalog, definitions, sort_diagnostics(problems))
+
+
+def is_plain(definitions: Iterable[ToolDefinition]) -> bool:
+    """Whether a run's definitions are plain JSON Schemas (then `compile_schemas` takes
+    them): the loader never mixes them with tools."""
+    return any(definition.format == PLAIN_SCHEMA for definition in definitions)
 
 
 def prepared_again(definition: ToolDefinition) -> SchemaInput:

@@ -680,12 +680,13 @@ def check_black(text: str) -> None:
 
 # --- TypeScript ----------------------------------------------------------------------------
 
-FIXED_TYPES = ("JsonValue", "ToolArgsMap", "ToolOutputMap", "ToolName")
-"""Type names every declarations file declares whatever the tool set."""
+FIXED_TYPES = ("JsonValue", "ToolArgsMap", "ToolOutputMap", "ToolName", "ToolCallError", "Tools")
+"""Type names every declarations file declares whatever the tool set, in output order after
+`JsonValue` and the tools' types. A declarations file declares nothing else, and no value."""
 
 _DIRECTIVE = re.compile(r"(?<!\\)@(ts-|jsx)", re.IGNORECASE)
 _COMMENT_LINE = re.compile(r" \*( |$)")
-_DECLARATION = re.compile(r"(?:declare class|declare const|interface|type) ([^\s:={<]+)")
+_DECLARATION = re.compile(r"(export )?(?:declare class|declare const|interface|type) ([^\s:={<]+)")
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 
 
@@ -762,8 +763,8 @@ def check_typescript(text: str, catalog: ir.Catalog) -> None:
     for line in lines:
         require(not _DIRECTIVE.search(line), f"typescript: a directive in {line[:120]!r}")
     declared, members = _ts_outline(lexed.code)
-    expected = ["JsonValue", *(t.name for t in catalog.types), *FIXED_TYPES[1:], "ToolCallError"]
-    require(declared == [*expected, "tools"], f"typescript: declarations {declared!r:.300}")
+    expected = ["JsonValue", *(t.name for t in catalog.types), *FIXED_TYPES[1:]]
+    require(declared == expected, f"typescript: declarations {declared!r:.300}")
     for named in catalog.types:
         if isinstance(named, ir.ObjectType) and (named.fields or named.extra is not None):
             want = [(f.key, not f.required) for f in named.fields]
@@ -795,7 +796,8 @@ def check_typescript(text: str, catalog: ir.Catalog) -> None:
 
 def _ts_outline(code: str) -> tuple[list[str], dict[str, list[tuple[str, bool]]]]:
     """Top-level declaration names in order, and each interface's members (key, optional)
-    read from the code (comments blanked)."""
+    read from the code (comments blanked). Every declaration is exported: the file is a
+    module, so several live in one project and are imported by name."""
     declared: list[str] = []
     members: dict[str, list[tuple[str, bool]]] = {}
     current: list[tuple[str, bool]] | None = None
@@ -809,9 +811,10 @@ def _ts_outline(code: str) -> tuple[list[str], dict[str, list[tuple[str, bool]]]
             match = _DECLARATION.match(line)
             require(match is not None, f"typescript: unexpected top-level line {line[:120]!r}")
             assert match is not None
-            declared.append(match.group(1))
-            if line.startswith("interface ") and line.endswith("{"):
-                current = members.setdefault(match.group(1), [])
+            require(match.group(1) is not None, f"typescript: not exported: {line[:120]!r}")
+            declared.append(match.group(2))
+            if line == f"export interface {match.group(2)} {{":  # not `ToolCallError extends`
+                current = members.setdefault(match.group(2), [])
             continue
         if current is not None:
             current.append(_member(line.strip()))
@@ -876,7 +879,8 @@ def check_declared_names(declared: list[dict[str, Any]], catalog: ir.Catalog) ->
     assert set(names) - set(FIXED_TYPES) == {t.name for t in catalog.types}
     assert set(names) >= set(FIXED_TYPES)
     others = [(d["kind"], d["name"]) for d in declared if d["kind"] not in ("interface", "type")]
-    assert others == [("class", "ToolCallError"), ("variable", "tools")], others
+    assert others == [], others
+    assert all(d["exported"] for d in declared), [d for d in declared if not d["exported"]]
 
 
 def check_declared_members(declared: list[dict[str, Any]], catalog: ir.Catalog) -> None:

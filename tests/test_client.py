@@ -10,6 +10,7 @@ type-checked with `mypy --strict`. Every server started here must be gone afterw
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import json
 import os
@@ -187,17 +188,88 @@ def test_arguments_are_one_mapping(args: Any, keywords: dict[str, Any], message:
     assert target.calls == []
 
 
-def test_other_exceptions_of_a_callable_propagate_unchanged() -> None:
-    problem = ValueError("broken")
+def _raising_target(shape: str, problem: BaseException) -> object:
+    """A target of one shape `bind` accepts whose call of "echo" raises `problem`."""
 
-    async def target(name: str, arguments: dict[str, Any]) -> Any:
+    async def failing(name: str, arguments: dict[str, Any]) -> Any:
+        await anyio.lowlevel.checkpoint()
         raise problem
 
-    tools = bind(target, fake_sdk())
-    with pytest.raises(ValueError) as info:
+    def raising_at_once(name: str, arguments: dict[str, Any]) -> Any:
+        raise problem
+
+    class AsyncCallable:
+        async def __call__(self, name: str, arguments: dict[str, Any]) -> Any:
+            return await failing(name, arguments)
+
+    shapes: dict[str, Callable[[], object]] = {
+        "async function": lambda: failing,
+        "async callable object": AsyncCallable,
+        "function returning a coroutine": lambda: lambda name, arguments: failing(name, arguments),
+        "function raising before it returns": lambda: raising_at_once,
+        "partial of an async function": lambda: functools.partial(failing),
+        "ClientSession-like": lambda: FakeSession({"echo": problem}),
+        "Client-like": lambda: FakeClient({"echo": problem}),
+    }
+    return shapes[shape]()
+
+
+TARGET_SHAPES = [
+    "async function",
+    "async callable object",
+    "function returning a coroutine",
+    "function raising before it returns",
+    "partial of an async function",
+    "ClientSession-like",
+    "Client-like",
+]
+
+
+@pytest.mark.parametrize("shape", TARGET_SHAPES)
+def test_a_failing_tool_raises_tool_call_error_whatever_the_target(shape: str) -> None:
+    """What a target raises reaches the caller as `ToolCallError` with the original as
+    `__cause__`, the same through a function as through an MCP session."""
+    problem = ValueError("broken")
+    for sdk in (None, fake_sdk()):
+        tools = bind(_raising_target(shape, problem), sdk, names=["echo"])
+        with pytest.raises(ToolCallError) as info:
+            run(lambda tools=tools: tools.echo({}))
+        error = info.value
+        assert (error.tool_name, str(error)) == ("echo", "ValueError: broken")
+        assert error.__cause__ is problem
+        if sdk is not None:
+            assert isinstance(error, sdk.ToolCallError)
+
+
+@pytest.mark.parametrize("shape", TARGET_SHAPES)
+@pytest.mark.parametrize("kind", [KeyboardInterrupt, SystemExit])
+def test_interrupts_pass_unwrapped_whatever_the_target(
+    shape: str, kind: type[BaseException]
+) -> None:
+    problem = kind()
+    tools = bind(_raising_target(shape, problem), names=["echo"])
+    with pytest.raises(kind) as info:
         run(lambda: tools.echo({}))
     assert info.value is problem
 
+
+@pytest.mark.parametrize("shape", ["async function", "ClientSession-like"])
+def test_cancellation_passes_unwrapped_whatever_the_target(shape: str) -> None:
+    async def forever(*args: Any) -> Any:
+        await anyio.sleep_forever()
+
+    target = FakeSession({"slow": forever}) if shape == "ClientSession-like" else forever
+    tools = bind(target, names=["slow"])
+
+    async def cancelled() -> bool:
+        with anyio.move_on_after(0.05) as scope:
+            await tools.slow({})
+        return scope.cancelled_caught
+
+    assert run(cancelled) is True
+
+
+def test_a_callables_tool_call_errors_pass_and_a_non_awaitable_is_a_type_error() -> None:
     ours = ToolCallError("echo", "failed")
 
     async def failing(name: str, arguments: dict[str, Any]) -> Any:
@@ -205,7 +277,7 @@ def test_other_exceptions_of_a_callable_propagate_unchanged() -> None:
 
     with pytest.raises(ToolCallError) as failed:
         run(lambda: bind(failing).echo({}))
-    assert failed.value is ours  # without an SDK there is nothing to convert to
+    assert failed.value is ours  # already what the binding raises: not wrapped again
 
     def not_async(name: str, arguments: dict[str, Any]) -> Any:
         return 42

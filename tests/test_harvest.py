@@ -243,8 +243,8 @@ def test_the_real_command_line_reports_a_broken_server_without_a_traceback(
         ),
         (["--mcp", "--timeout", "soon", "--", "true"], "got 'soon'"),
         (["--mcp", "--timeout", "nan", "--", "true"], "got 'nan'"),
-        (["--mcp"], "the following arguments are required: COMMAND"),
-        (["--", "true"], "the following arguments are required: --mcp"),
+        (["--mcp"], "harvest: --mcp needs the server's command"),
+        (["--", "true"], "one of the arguments --mcp --config is required"),
     ],
 )
 def test_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:

@@ -34,7 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": BASE | {"ir", "load", "validate", "normalize", "build"},
     "incremental": BASE | {"ir", "load", "validate", "build", "render", "pipeline"},
     "engine": BASE | {"ir", "load", "pipeline", "incremental", "render"},
-    "mcp": BASE,
+    "mcp": BASE | {"load"},
     "client": {"mcp"},
     "search": set(),
     "codemode": BASE | {"ir", "load", "validate", "engine", "render", "search"},
@@ -51,7 +51,9 @@ ALLOWED: dict[str, set[str]] = {
 """Each layer and the layers it may import: the stages in pipeline order, the engine on top
 of the stage sequence (`pipeline`) and the per-tool machinery (`incremental`), then Code
 Mode, serve, the workflow and the command line. Nothing in the pipeline reaches those;
-`serve` and `workflow` never import each other."""
+`serve` and `workflow` never import each other: what both need to reach MCP servers (the
+`mcpServers` config, the transports, the connection and the listing) is in `mcp`, which
+reads config files with `load`'s decoder and derives prefixes by its `--namespace` rule."""
 
 
 def module_name(path: Path, root: Path = PACKAGE) -> str:
@@ -148,6 +150,12 @@ def test_every_layer_imports_only_what_it_may() -> None:
 
 def test_the_allowed_layers_form_no_cycle() -> None:
     graphlib.TopologicalSorter(ALLOWED).prepare()
+
+
+def test_serve_and_the_workflow_never_import_each_other() -> None:
+    """What both need (the `mcpServers` config, reaching an upstream) lives below both."""
+    assert "workflow" not in ALLOWED["serve"] and "serve" not in ALLOWED["workflow"]
+    assert "mcp" in ALLOWED["serve"] and "mcp" in ALLOWED["workflow"]
 
 
 def test_no_module_imports_one_that_imports_it_back() -> None:

@@ -5,6 +5,8 @@ natural questions over a hand-made catalog and the vendored MCP corpus."""
 from __future__ import annotations
 
 import json
+import logging
+import math
 import os
 import random
 import subprocess
@@ -23,6 +25,7 @@ from codegen.search import (
     Weights,
     document,
     query_terms,
+    semantic,
     split_name,
     stem,
 )
@@ -269,42 +272,42 @@ def test_a_prefix_is_searchable_as_words(index: SearchIndex) -> None:
 # --- natural questions ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "question, expected",
-    [
-        ("What's the temperature in Paris right now?", "weather__get_weather"),
-        ("Will it rain in Berlin over the next few days?", "weather__get_forecast"),
-        ("Show me the README file of the repo openai/whisper", "github__get_file"),
-        ("Open a pull request from my feature branch", "github__create_pull_request"),
-        ("Tell the team in the #general channel that the build is green", "slack__post_message"),
-        ("Email the report to alice@example.com", "mail__send_email"),
-        ("Schedule a meeting with Bob tomorrow at 10", "calendar__create_event"),
-        ("Convert this Word document to PDF", "files__convert_document"),
-        ("How much is AAPL trading at?", "finance__get_stock_price"),
-        ("Translate 'good morning' into Japanese", "translate__translate_text"),
-        ("What is 10! ? compute the factorial", "math.factorial"),
-        ("Which street is at latitude 48.85, longitude 2.35?", "geo__reverse_geocode"),
-        ("Which of my orders were shipped?", "shop__list_orders"),  # a nested enum value
-    ],
-)
+NATURAL_QUESTIONS = [
+    ("What's the temperature in Paris right now?", "weather__get_weather"),
+    ("Will it rain in Berlin over the next few days?", "weather__get_forecast"),
+    ("Show me the README file of the repo openai/whisper", "github__get_file"),
+    ("Open a pull request from my feature branch", "github__create_pull_request"),
+    ("Tell the team in the #general channel that the build is green", "slack__post_message"),
+    ("Email the report to alice@example.com", "mail__send_email"),
+    ("Schedule a meeting with Bob tomorrow at 10", "calendar__create_event"),
+    ("Convert this Word document to PDF", "files__convert_document"),
+    ("How much is AAPL trading at?", "finance__get_stock_price"),
+    ("Translate 'good morning' into Japanese", "translate__translate_text"),
+    ("What is 10! ? compute the factorial", "math.factorial"),
+    ("Which street is at latitude 48.85, longitude 2.35?", "geo__reverse_geocode"),
+    ("Which of my orders were shipped?", "shop__list_orders"),  # a nested enum value
+]
+
+
+@pytest.mark.parametrize("question, expected", NATURAL_QUESTIONS)
 def test_natural_questions_find_their_tool(
     index: SearchIndex, question: str, expected: str
 ) -> None:
     assert index.search(question, k=3).names[0] == expected
 
 
-@pytest.mark.parametrize(
-    "question, expected, top",
-    [
-        ("post a message to a slack channel", "slack__slack_post_message", 1),
-        ("convert a time between two timezones", "time__convert_time", 1),
-        ("turn an address into coordinates", "google_maps__maps_geocode", 3),
-        ("create a pull request on github", "github__create_pull_request", 1),
-        ("show the commit log of the repository", "git__git_log", 3),
-        ("scale a kubernetes deployment", "kubernetes__kubectl_scale", 3),
-        ("take a screenshot of the page", "puppeteer__puppeteer_screenshot", 5),
-    ],
-)
+CORPUS_QUESTIONS = [
+    ("post a message to a slack channel", "slack__slack_post_message", 1),
+    ("convert a time between two timezones", "time__convert_time", 1),
+    ("turn an address into coordinates", "google_maps__maps_geocode", 3),
+    ("create a pull request on github", "github__create_pull_request", 1),
+    ("show the commit log of the repository", "git__git_log", 3),
+    ("scale a kubernetes deployment", "kubernetes__kubectl_scale", 3),
+    ("take a screenshot of the page", "puppeteer__puppeteer_screenshot", 5),
+]
+
+
+@pytest.mark.parametrize("question, expected, top", CORPUS_QUESTIONS)
 def test_questions_over_the_real_corpus(
     corpus: SearchIndex, question: str, expected: str, top: int
 ) -> None:
@@ -648,3 +651,189 @@ def test_forms_of_a_word_share_a_stem(group: tuple[str, ...]) -> None:
 def test_stopwords_are_dropped_from_queries() -> None:
     assert query_terms("What is the weather in Paris?") == ("weather", "paris")
     assert query_terms("the of and or") == ()
+
+
+# --- the semantic ranker (`codegen[search]`) ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hybrid() -> SearchIndex:
+    pytest.importorskip("wordllama")
+    built = SearchIndex.build([document(d) for d in CATALOG], semantic="auto")
+    assert built.semantic
+    return built
+
+
+@pytest.fixture(scope="module")
+def hybrid_corpus() -> SearchIndex:
+    pytest.importorskip("wordllama")
+    return SearchIndex.build([document(d) for d in corpus_definitions()], semantic="auto")
+
+
+def test_the_semantic_ranker_is_asked_for(index: SearchIndex) -> None:
+    assert not index.semantic
+    assert not SearchIndex.build([document(d) for d in CATALOG], semantic=None).semantic
+
+
+def test_without_the_model_auto_is_bm25f_alone(
+    index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not installed, or installed but unreadable: the index is BM25F's, and the failure
+    is remembered, not tried again per build."""
+    for package in ("codegen_no_such_package", "json"):  # `json` has no `WordLlama`
+        monkeypatch.setattr(semantic, "_loaded", {})
+        monkeypatch.setattr(semantic, "PACKAGE", package)
+        built = SearchIndex.build([document(d) for d in CATALOG], semantic="auto")
+        assert not built.semantic
+        assert semantic.model() is None and semantic._loaded == {package: None}
+        assert [built.search(q, k=10) for q in QUERIES] == [index.search(q, k=10) for q in QUERIES]
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("How hot is it outside?", "weather__get_weather"),
+        ("umbrella needed?", "weather__get_weather"),
+        ("say hello in Spanish", "translate__translate_text"),
+        ("where am I, given my GPS position", "geo__reverse_geocode"),
+        ("chat with my team", "slack__post_message"),
+    ],
+)
+def test_the_semantic_ranker_finds_a_tool_sharing_no_word(
+    index: SearchIndex, hybrid: SearchIndex, question: str, expected: str
+) -> None:
+    assert index.search(question).names == ()
+    assert hybrid.search(question, k=3).names[0] == expected
+
+
+@pytest.mark.parametrize("question, expected", NATURAL_QUESTIONS)
+def test_hybrid_natural_questions(hybrid: SearchIndex, question: str, expected: str) -> None:
+    assert hybrid.search(question, k=3).names[0] == expected
+
+
+@pytest.mark.parametrize("question, expected, top", CORPUS_QUESTIONS)
+def test_hybrid_questions_over_the_real_corpus(
+    hybrid_corpus: SearchIndex, question: str, expected: str, top: int
+) -> None:
+    assert expected in hybrid_corpus.search(question, k=top).names
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("get_weather", "weather__get_weather"),
+        ("GET WEATHER", "weather__get_weather"),
+        ("weather.getWeather", "weather__get_weather"),
+        ("get_forecast", "weather__get_forecast"),
+        ("githubGetFile", "github__get_file"),
+        ("math_factorial", "math.factorial"),
+        ("createPullRequest", "github__create_pull_request"),
+        ("reverse-geocode", "geo__reverse_geocode"),
+    ],
+)
+def test_hybrid_names_still_rank_first(hybrid: SearchIndex, query: str, expected: str) -> None:
+    assert hybrid.search(query).names[0] == expected
+
+
+def test_hybrid_every_name_ranks_its_tool_first(hybrid_corpus: SearchIndex) -> None:
+    for doc in hybrid_corpus.documents:
+        assert hybrid_corpus.search(doc.name, k=1).names == (doc.name,)
+    ranking = hybrid_corpus.search("read_file", k=2)
+    assert ranking.names == ("desktop_commander__read_file", "filesystem__read_file")
+
+
+def test_hybrid_keeps_the_server_filter(hybrid: SearchIndex) -> None:
+    for query in ("How hot is it outside?", "repository file issue", "search", "chat"):
+        for server in ("github", "weather", "", "gitlab"):
+            names = hybrid.search(query, k=20, server=server).names
+            assert all(split_name(name)[0] == server for name in names)
+    assert hybrid.search("How hot is it outside?", server="weather").names[0] == (
+        "weather__get_weather"
+    )
+    assert hybrid.search("search", server="gitlab").names == ("gitlab__search",)
+    assert hybrid.search("How hot is it outside?", server="nosuchserver") == Ranking((), 0, False)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the of and", "?!... ---", "\0\n\t", "___"])
+def test_hybrid_queries_with_nothing_to_look_for_find_nothing(
+    hybrid: SearchIndex, query: str
+) -> None:
+    assert hybrid.search(query) == Ranking((), 0, False)
+    assert hybrid.search([query, query]) == Ranking((), 0, False)
+
+
+def test_hybrid_huge_and_odd_queries(hybrid: SearchIndex) -> None:
+    rng = random.Random(7)
+    mixed = " ".join(
+        rng.choice(["weather", "文件", "😀" * 5, "a" * 300, "\u202e", "x1"]) for _ in range(30_000)
+    )
+    for query in (mixed, "😀" * 100_000, "a" * 1_000_000, "\0" * 100_000 + " weather"):
+        assert len(hybrid.search(query).names) <= 8
+    assert hybrid.search("weather " * 50_000).names[0].startswith("weather__")
+    assert len(hybrid.search([mixed] * 1000, k=8).names) <= 8
+    assert hybrid.search("weather", k=0).names == ()
+    assert SearchIndex.build([], semantic="auto").search("weather") == Ranking((), 0, False)
+    one = SearchIndex.build([document(CATALOG[0])], semantic="auto")
+    assert one.search("How hot is it outside?").names == ()  # one tool: nothing to compare
+    assert one.search("weather").names == ("weather__get_weather",)
+
+
+def test_embeddings_are_exact_bounded_integers(hybrid: SearchIndex) -> None:
+    model = semantic.model()
+    assert model is not None and model is semantic.model()  # loaded once per process
+    vector = model.embed("current weather in Paris")
+    assert all(float(x).is_integer() and abs(x) <= semantic.SCALE for x in vector.tolist())
+    assert abs(math.sqrt(math.fsum(x * x for x in vector.tolist())) - semantic.SCALE) < 16
+    assert not model.embed("").any()
+    cut = "weather forecast " * 1000
+    assert model.embed(cut).tolist() == model.embed(cut[: semantic.MAX_QUERY_CHARS]).tolist()
+    text = semantic.text(document(CATALOG[0]))
+    assert text.startswith("get weather. Current weather conditions") and "city units" in text
+
+
+def test_hybrid_rankings_do_not_depend_on_the_order_of_the_documents() -> None:
+    pytest.importorskip("wordllama")
+    docs = [document(d) for d in corpus_definitions()]
+    expected = rankings(SearchIndex.build(docs, semantic="auto"))
+    for seed in range(2):
+        shuffled = docs[:]
+        random.Random(seed).shuffle(shuffled)
+        assert rankings(SearchIndex.build(shuffled, semantic="auto")) == expected
+
+
+HYBRID_SCRIPT = """
+import json, logging, socket, sys
+def refuse(*args, **kwargs):
+    raise OSError("no network here")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+sys.path.insert(0, {tests!r})
+from test_search import QUERIES, corpus_definitions
+from codegen.search import SearchIndex, document
+built = SearchIndex.build([document(d) for d in corpus_definitions()], semantic="auto")
+assert built.semantic
+root = logging.getLogger()
+ranked = [[list(r.names), r.matched] for r in (built.search(q, k=10) for q in QUERIES)]
+print(json.dumps([ranked, len(root.handlers), root.level]))
+"""
+
+
+def test_hybrid_rankings_are_the_same_in_every_process(
+    hybrid_corpus: SearchIndex, tmp_path: Path
+) -> None:
+    """Other hash seeds, no network, another home (no download cache to fall back on):
+    the same rankings, and the root logger as Python leaves it (`wordllama` configures it
+    when imported)."""
+    expected = [[list(names), matched] for names, matched in rankings(hybrid_corpus)]
+    script = HYBRID_SCRIPT.format(tests=str(Path(__file__).parent))
+    for seed in ("0", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "HOME": str(tmp_path)}
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            cwd=ROOT,
+        ).stdout
+        assert json.loads(out) == [expected, 0, logging.WARNING]

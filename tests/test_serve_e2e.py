@@ -431,6 +431,7 @@ def test_upstream_that_fails_to_start(tmp_path: Path) -> None:
             "broken": {"command": sys.executable, "args": ["-c", "print('not MCP')"]},
             "time": {"command": TIME},
         },
+        description_budget=65536,  # the SDK itself: its tools show who started
     )
 
     async def session() -> tuple[list[str], str]:

@@ -475,7 +475,9 @@ def test_an_oversized_upstream_message_fails_only_its_call(tmp_path: Path) -> No
 
 
 def test_a_flood_of_change_notices_is_coalesced(tmp_path: Path) -> None:
-    parameters = hostile_parameters(tmp_path)
+    """In the full tier (a budget the whole SDK fits), where every change of the tools is a
+    change of the description's bytes."""
+    parameters = hostile_parameters(tmp_path, "--description-budget", "1000000")
 
     async def session() -> tuple[int, str]:
         with (tmp_path / "stderr").open("w") as errlog:

@@ -458,7 +458,7 @@ def test_hostile_text_stays_in_comments_and_strings(tsc_report: TscReport) -> No
     assert not [line for line in lines if re.search(r"(?<!\\)@(ts-|jsx)", line, re.I)]
     declared = _declared(tsc_report, "hostile")
     objects = sum(isinstance(t, ir.ObjectType) for t in catalog.types)
-    assert sum(d["kind"] == "interface" for d in declared) == objects + 2
+    assert sum(d["kind"] == "interface" for d in declared) == objects + 3  # maps, error
     assert len(catalog.tools) == len(HOSTILE_TEXTS)
     assert "*\\/ declare const pwned" in text
     assert "\\@ts-ignore" in text
@@ -749,6 +749,7 @@ def test_has_notes_matches_notes(field: str) -> None:
 # --- argument arrays as callers write them ----------------------------------------------
 
 TS_CALLER = """
+declare const tools: Tools;
 const ring = [-77, 38];
 const point = [-77, 38.9] as const;
 const shape = { geometry: [[-77, 38], [-76.5, 39]], center: [-77, 38] } as const;
@@ -788,7 +789,8 @@ tools.draw_shape({ ...base, layers: [[{ id: 1 }]] });
 tools.draw_shape({ ...base, layers: [{ id: "x" }] });
 """
 """Calls of `schemas/argument_arrays.json`'s `draw_shape` as a TypeScript caller writes
-them, and wrong ones under `@ts-expect-error` (which tsc reports when nothing is wrong)."""
+them, and wrong ones under `@ts-expect-error` (which tsc reports when nothing is wrong),
+through a `tools` of the declared `Tools` type (what `bind<Tools>(client)` returns)."""
 
 
 @pytest.mark.parametrize(

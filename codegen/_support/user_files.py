@@ -4,7 +4,6 @@ same way in every command."""
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,11 @@ from ..errors import UsageError
 
 
 def read_toml(path: Path, display: str | None = None) -> dict[str, Any]:
-    """A TOML file's document; an unreadable or invalid file is a `UsageError` naming it."""
+    """A TOML file's document; an unreadable or invalid file is a `UsageError` naming it.
+    (`tomllib` is imported here: every command that reads sources looks for a table, and
+    most runs find no `pyproject.toml` to read.)"""
+    import tomllib
+
     shown = path if display is None else display
     try:
         with path.open("rb") as stream:

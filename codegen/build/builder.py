@@ -17,7 +17,15 @@ from typing import Any, NamedTuple
 
 from .. import ir
 from ..errors import Diagnostic, join_pointer
-from ..identifiers import STEM_SEPARATOR, NameAllocator, camel_case, plain_stem, tool_stems
+from ..identifiers import (
+    STEM_SEPARATOR,
+    NameAllocator,
+    camel_case,
+    module_type_names,
+    plain_stem,
+    tool_stems,
+    type_base,
+)
 from ..normalize import DOC_KEYWORDS, TYPE_KEYWORDS, Normalized
 from .doc_keywords import extract_docs, json_text, matches_every_key, merge_docs
 from .identity import NodeTable
@@ -194,6 +202,83 @@ def assemble_catalog(members: Sequence[Reusable]) -> Assembled:
     return Assembled(order, rebuilt, warnings)
 
 
+def build_schema_types(schemas: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagnostic]]:
+    """The types of plain JSON Schema documents, in the order given: each a "tool" whose
+    `args` is its root type, named from its `name` (`type_base`: a title or a file name)
+    and always declared (`Email: TypeAlias = str`). Nested types start from the root's name
+    (`PersonAddress`); every `$defs` entry at the root is a type too, used or not, named by
+    its key alone (`Address`). A document whose root allows any value but has `$defs` is a
+    bundle of definitions: they alone are its types (its `args` is any value); a root that is
+    only a `$ref` to the definition named like it is that definition (`_named_definition`).
+    One allocator numbers a name taken twice (`Address2`). TypeScript's global types are
+    not reserved here (`module_type_names`): the types go in a module of their own."""
+    allocator = NameAllocator(module_type_names())
+    bundles = [_is_bundle(schema.input.schema) for schema in schemas]
+    roots = [
+        "" if bundle else allocator.claim(type_base(schema.name, "Schema"))
+        for schema, bundle in zip(schemas, bundles, strict=True)
+    ]
+    diagnostics: list[Diagnostic] = []
+    built = []
+    leaf_unions: LeafUnions = {}
+    for schema, name in zip(schemas, roots, strict=True):
+        builder = _ToolBuilder(schema, allocator, diagnostics, leaf_unions)
+        root_name = name or type_base(schema.name, "Schema")  # a bundle's, never declared
+        start = _named_definition(schema.input.schema, root_name) if name else None
+        root = builder.root(
+            schema.input, root_name, schema.input_pointer, root_name, "", True, start
+        )
+        if not name:
+            builder.types = [t for t in builder.types if t.name != root_name]
+            root = _ANY
+        builder.definitions(start)
+        built.append(
+            ir.Tool(
+                name=schema.name,
+                description=schema.description,
+                title=schema.title,
+                args=root,
+                output=None,
+                types=tuple(builder.types),
+                schemas=ir.RawSchemas(schema.raw_input, None),
+                source=schema.source,
+            )
+        )
+    return ir.Catalog(tuple(built)), diagnostics
+
+
+_BUNDLE_KEYS = DOC_KEYWORDS | {"$defs", "$vocabulary"}
+"""What the root of a bundle of definitions holds: its `$defs` and documentation."""
+
+
+def _named_definition(schema: Any, name: str) -> dict[str, Any] | None:
+    """The `$defs` entry a root that is nothing but a `$ref` to it names, when the entry's
+    key gives the root's own name (`{"$ref": "#/$defs/Person"}` in `person.json`): the root
+    is that entry, declared once as `Person`, not `Person = Person2`."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("$ref"), str):
+        return None
+    if not all(key == "$ref" or key in _BUNDLE_KEYS or key.startswith("x-") for key in schema):
+        return None
+    prefix = "#/$defs/"
+    ref: str = schema["$ref"]
+    if not ref.startswith(prefix) or "/" in ref[len(prefix) :]:
+        return None
+    key = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+    entries = schema.get("$defs")
+    entry = entries.get(key) if isinstance(entries, dict) else None
+    if not isinstance(entry, dict) or type_base(key, "Def") != name:
+        return None
+    return entry
+
+
+def _is_bundle(schema: Any) -> bool:
+    return (
+        isinstance(schema, dict)
+        and isinstance(schema.get("$defs"), dict)
+        and all(key in _BUNDLE_KEYS or key.startswith("x-") for key in schema)
+    )
+
+
 def build_type(schema: Any) -> ir.TypeNode:
     """One type for a schema with no naming context: objects become maps of any value.
     Nothing validated the schema, so its depth is checked first: normalizing a deeper one
@@ -285,10 +370,20 @@ class _ToolBuilder:
         )
 
     def root(
-        self, normalized: Normalized, name: str, pointer: str, hint: str, defs_prefix: str
+        self,
+        normalized: Normalized,
+        name: str,
+        pointer: str,
+        hint: str,
+        defs_prefix: str,
+        named: bool = False,
+        start: Any = None,
     ) -> ir.TypeNode:
         """The root type `name`; its nested types' names start from `hint`, those of its
-        `$defs` from `defs_prefix`."""
+        `$defs` from `defs_prefix`. `named`: the root is a named type whatever it is (a
+        plain schema's root: an alias even for a primitive). `start`: the node the root's
+        type is built from, when not the document's root (the definition a root that is only
+        a `$ref` names)."""
         resolver = RefResolver(normalized.schema)
         self.scope = _Scope(normalized, resolver, pointer, name, hint, defs_prefix)
         for table in (self.memo, self.depths, self.partial, self.aliased, self.names):
@@ -299,17 +394,37 @@ class _ToolBuilder:
         self.frames.clear()
         self.lacking = _COMPLETE
         self.pending.clear()
-        self.names.put(normalized.schema, name)
+        start = normalized.schema if start is None else start
+        self.names.put(start, name)
         self.root_referenced = False
-        result = self.node(normalized.schema, hint, 0, home=True)
+        result = self.node(start, hint, 0, home=True)
         if (isinstance(result, ir.RefType) and result.name == name) or self.inline_objects:
             return result
-        if isinstance(result, _SIMPLE_ROOTS) and not self.root_referenced:
+        if isinstance(result, _SIMPLE_ROOTS) and not self.root_referenced and not named:
             return result
         # Every other root gets its name too, so a tool's signature always reads
         # `(args: XArgs) -> XOutput` in every target.
-        self.types.append(ir.AliasType(name, result, extract_docs(normalized.schema)))
+        self.types.append(ir.AliasType(name, result, extract_docs(start)))
         return ir.RefType(name)
+
+    def definitions(self, root: Any = None) -> None:
+        """Every `$defs` entry at the root of the document `root` built last, as a named
+        type whether the root uses it or not (a plain schema's types): an object is named
+        as a reference to it names it, any other type gets an alias of that name. `root`:
+        the entry the root's type was built from, already declared."""
+        assert self.scope is not None
+        entries = self.scope.normalized.schema.get("$defs")
+        if not isinstance(entries, dict):
+            return
+        for key, entry in entries.items():
+            if not isinstance(entry, dict) or entry is root:
+                continue
+            pointer = join_pointer("", "$defs", key)
+            hint = home_hint(pointer, self.scope.root_hint, self.scope.stem)
+            result = self.node(entry, hint, 0, home=True)
+            if not isinstance(result, ir.RefType):
+                alias = self.allocator.claim(hint)
+                self.types.append(ir.AliasType(alias, result, extract_docs(entry)))
 
     # --- diagnostics ----------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..identifiers import camel_case
+from ..identifiers import camel_case, type_base
 
 
 def arm_hints(hint: str, arms: list[Any]) -> list[str]:
@@ -62,7 +62,7 @@ def home_hint(pointer: str, root_hint: str, defs_prefix: str) -> str:
     """The name a referenced node takes: derived from where it lives (its JSON pointer in
     the document), not from the place that refers to it, so every reference agrees.
     `root_hint` names the document's root (`Stem_Args`); `$defs` at the top start from
-    `defs_prefix` (`Stem_`)."""
+    `defs_prefix` (`Stem_`), or are their key alone when it is empty."""
     name = root_hint
     tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
     index = 0
@@ -71,7 +71,10 @@ def home_hint(pointer: str, root_hint: str, defs_prefix: str) -> str:
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         if token in ("$defs", "definitions") and following is not None:
             prefix = defs_prefix if index == 0 else name
-            name = prefix + (camel_case(following) or "Def")
+            # No prefix (a plain schema's `$defs`): the key alone, made a valid type name.
+            name = (
+                prefix + (camel_case(following) or "Def") if prefix else type_base(following, "Def")
+            )
             index += 2
         elif token in ("properties", "patternProperties") and following is not None:
             name += camel_case(following) or "Field"

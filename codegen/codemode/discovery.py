@@ -2,7 +2,8 @@
 `catalog.names`, answered by the host over the tools the run's scope sees.
 
 A catalog too large for the `run_code` description is found on demand. `Discovery` holds one
-visible tool set's answers: the search index (`codegen.search`, built on the first search)
+visible tool set's answers: the search index (`codegen.search`, built on the first search;
+with the `search` extra installed it fuses a small embedding model with BM25F)
 and the section slices (`render.sections.slices`, the tools exactly as the full model-facing
 section shows them, compiled on the first question that needs one). Both are built once per
 tool set and shared by every run that sees the same set; building happens in a thread (the
@@ -65,7 +66,8 @@ class Discovery:
             if self._index is None:
                 from ..search import SearchIndex, document
 
-                self._index = SearchIndex.build([document(s.definition()) for s in self.specs])
+                documents = [document(spec.definition()) for spec in self.specs]
+                self._index = SearchIndex.build(documents, semantic="auto")
             return self._index
 
     def slices(self) -> Any:

@@ -9,10 +9,16 @@ with a `function` list; an `input_schema` that uses a `type` only BFCL spells, s
 `return_schema`). Containers: one tool, a list, or an object
 with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored here;
 `namespaces` reads `server` and `serverInfo.name` for `--namespace`).
+
+A document that is none of these but a plain JSON Schema (`is_plain_schema`) is read, where
+the caller asks for it, as one schema whose types are generated alone (`plain_schema`);
+elsewhere the error for it says how to wrap it as a tool.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -201,6 +207,95 @@ _BFCL_LAYOUTS[_BFCL_INPUT_KEYS[0], _BFCL_OUTPUT_KEYS[0]] = _BFCL
 """Every BFCL layout, made once: a record picks its own by the keys it uses."""
 
 
+PLAIN_SCHEMA = "jsonschema"
+"""The `format` of a `ToolDefinition` that is a plain JSON Schema document, not a tool: its
+`input_schema` is the document and its `name` the root type's (`plain_schema`)."""
+
+_TOOL_KEYS = frozenset(
+    (
+        "name",
+        "tools",
+        "function",
+        "inputSchema",
+        "input_schema",
+        "outputSchema",
+        "output_schema",
+        "parameters",
+        "parameter",
+        "response",
+        "return_schema",
+    )
+)
+"""Keys that make a document tool-shaped in some format: a document with one is never read
+as a plain schema, whatever else it holds."""
+_SCHEMA_SUFFIX = ".schema"
+"""`person.schema.json` names its root type `Person`, not `PersonSchema`."""
+
+
+def is_plain_schema(document: Any) -> bool:
+    """A whole document that is a JSON Schema, not a tool: an object with no key of any tool
+    format that has a `$schema` string, or a JSON-Schema `type` (a JSON type name, or a list
+    of them), `properties` or `$defs`/`definitions` at its root."""
+    if not isinstance(document, dict) or not _TOOL_KEYS.isdisjoint(document):
+        return False
+    if _classify(document) is not None:
+        return False
+    if isinstance(document.get("$schema"), str):
+        return True
+    kind = document.get("type")
+    if isinstance(kind, str):
+        if kind in JSON_TYPES:
+            return True
+    elif isinstance(kind, list) and kind and all(k in JSON_TYPES for k in kind):
+        return True
+    return any(
+        isinstance(document.get(key), dict) for key in ("properties", "$defs", "definitions")
+    )
+
+
+def plain_schema_name(document: dict[str, Any], stem: str | None) -> str:
+    """What names a plain schema's root type: its `title`, else the file's name without
+    its suffixes (`person.schema.json` -> `person`), else `Schema` (stdin)."""
+    title = document.get("title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    if stem and stem.lower().endswith(_SCHEMA_SUFFIX) and len(stem) > len(_SCHEMA_SUFFIX):
+        stem = stem[: -len(_SCHEMA_SUFFIX)]
+    return stem or "Schema"
+
+
+def plain_schema(
+    document: dict[str, Any], source: str, stem: str | None, decoded: bool = False
+) -> ToolDefinition:
+    """A plain JSON Schema document as the definition the pipeline takes: the document is
+    the `input_schema` (at pointer ""), the `name` names its root type."""
+    description = document.get("description")
+    title = document.get("title")
+    return ToolDefinition(
+        name=plain_schema_name(document, stem),
+        description=description if isinstance(description, str) else None,
+        input_schema=document,
+        title=title if isinstance(title, str) else None,
+        source=source,
+        input_pointer="",
+        output_pointer="",
+        format=PLAIN_SCHEMA,
+        decoded=decoded,
+    )
+
+
+def plain_schema_hint(document: dict[str, Any], stem: str | None = None) -> str:
+    """The error for a plain schema where tools are read: what reads it alone, and how to
+    wrap it as a tool, ready to paste."""
+    tool_name = re.sub(r"[^a-z0-9_-]+", "_", plain_schema_name(document, stem).lower())
+    wrapped = json.dumps({"name": tool_name.strip("_") or "tool", "inputSchema": "SCHEMA"})
+    return (
+        "a plain JSON Schema, not a tool definition: `codegen sdk` and `codegen validate` "
+        "read it on its own (its types, no tools); to use it as a tool's arguments, wrap it "
+        "as " + wrapped.replace('"SCHEMA"', "<this schema>")
+    )
+
+
 def _forced(fmt: str, record: Any) -> _Layout | str | None:
     """The layout when `--format` names one: only that format's shapes are accepted."""
     detected = _classify(record)
@@ -231,10 +326,11 @@ def _records(document: Any) -> Iterator[tuple[Any, str]]:
 
 
 def extract_tools(
-    document: Any, source: str, fmt: str = "auto", decoded: bool = False
+    document: Any, source: str, fmt: str = "auto", decoded: bool = False, stem: str | None = None
 ) -> tuple[list[ToolDefinition], list[Diagnostic]]:
     """All tools in one decoded document, and diagnostics for records that are not tools.
-    `decoded`: the document came from `json_text`, so its nesting is already bounded."""
+    `decoded`: the document came from `json_text`, so its nesting is already bounded; `stem`:
+    the file's name without suffix, which a plain schema's error names it by."""
     tools: list[ToolDefinition] = []
     diagnostics: list[Diagnostic] = []
     pending = deque(_records(document))  # a BFCL record's functions go to the front
@@ -263,6 +359,9 @@ def extract_tools(
                     "warning",
                 )
             )
+            continue
+        if fmt == "auto" and not pointer and is_plain_schema(record):
+            diagnostics.append(Diagnostic(source, "", plain_schema_hint(record, stem)))
             continue
         expected = (
             f"a tool definition in any known format ({', '.join(INPUT_FORMATS)})"

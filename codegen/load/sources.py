@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 from ..errors import Diagnostic, UsageError
 from . import fast_json, json_text, namespaces
 from .definitions import ToolDefinition
-from .formats import extract_tools
+from .formats import extract_tools, is_plain_schema, plain_schema, plain_schema_hint
 from .namespaces import Prefix
 
 SUFFIXES = (".json", ".jsonl", ".yaml", ".yml")
@@ -150,17 +150,30 @@ def _lines(display: str, text: str) -> list[tuple[str, Any]]:
 
 
 def tools_from(
-    documents: Sequence[Document], fmt: str = "auto", namespace: bool = False
+    documents: Sequence[Document],
+    fmt: str = "auto",
+    namespace: bool = False,
+    plain_schemas: bool = False,
 ) -> tuple[list[ToolDefinition], list[Diagnostic]]:
     """Every tool of the decoded documents, prefixed with their namespace when asked.
     Namespacing errors leave tools out rather than give them a wrong name: a document with
     tools but no prefix, and a file whose prefix a file sorting before it already took
-    (one error for the prefix, not one duplicate name per tool)."""
+    (one error for the prefix, not one duplicate name per tool). With `plain_schemas`, a
+    document that is a plain JSON Schema (`formats.is_plain_schema`, detected formats only)
+    is one `PLAIN_SCHEMA` definition, never prefixed; plain schemas and tools in one run
+    are an error at each schema, which is left out."""
     tools: list[ToolDefinition] = []
     diagnostics: list[Diagnostic] = []
     prefixed: list[tuple[Document, Prefix, list[ToolDefinition]]] = []
+    schemas: list[tuple[Document, ToolDefinition]] = []
     for document in documents:
-        found, problems = extract_tools(document.value, document.source, fmt, decoded=True)
+        if plain_schemas and fmt == "auto" and is_plain_schema(document.value):
+            definition = plain_schema(document.value, document.source, document.stem, True)
+            schemas.append((document, definition))
+            continue
+        found, problems = extract_tools(
+            document.value, document.source, fmt, decoded=True, stem=document.stem
+        )
         diagnostics.extend(problems)
         if not namespace:
             tools.extend(found)
@@ -178,6 +191,13 @@ def tools_from(
     for document, prefix, found in prefixed:
         if owners[prefix.name] == document.file:
             tools.extend(_namespaced(tool, prefix.name) for tool in found)
+    if schemas and (tools or prefixed):
+        diagnostics.extend(
+            Diagnostic(document.source, "", plain_schema_hint(document.value, document.stem))
+            for document, _ in schemas
+        )
+    else:
+        tools.extend(definition for _, definition in schemas)
     return tools, diagnostics
 
 
@@ -187,10 +207,12 @@ def load_sources(
     namespace: bool = False,
     stdin: BinaryIO | None = None,
     require_tools: bool = True,
+    plain_schemas: bool = False,
 ) -> LoadResult:
     """Read, decode and recognise every tool in the sources. Sources that hold no tool at
     all are an error (an SDK of nothing is a mistake, not a result) unless `require_tools`
-    is false, as for one side of a diff."""
+    is false, as for one side of a diff. `plain_schemas`: read plain JSON Schema documents
+    too, for a run that generates their types (see `tools_from`)."""
     if not sources:
         raise UsageError("no sources given")
     documents: list[Document] = []
@@ -207,7 +229,7 @@ def load_sources(
         )
         documents.extend(found)
         diagnostics.extend(problems)
-    tools, problems = tools_from(documents, fmt, namespace)
+    tools, problems = tools_from(documents, fmt, namespace, plain_schemas)
     diagnostics.extend(problems)
     if require_tools and not tools and not any(d.is_error for d in diagnostics):
         where = files[0][0] if len(files) == 1 else ", ".join(sources)

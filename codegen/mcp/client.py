@@ -14,6 +14,8 @@ the SDK's `ToolName`, the server's own `tools/list` (read once, on the first cal
 callable without names is not checked. An MCP result becomes a plain value (the structured
 content, the text, or the content blocks as JSON dicts) and every failure of a call becomes
 `ToolCallError`: with `sdk=`, one class that is both the SDK's `ToolCallError` and ours.
+A plain callable's own exceptions become `ToolCallError` too (the original as `__cause__`),
+so a failed tool looks the same whatever it was called through.
 
 `mcp` is an optional dependency, so nothing here imports it until a session needs it.
 """
@@ -341,19 +343,23 @@ class BoundTools:
         return _decode(name, result, self._error)
 
     async def _call_function(self, name: str, arguments: dict[str, Any]) -> Any:
+        """A call through a plain callable fails as a call through a session does: whatever
+        the function raises (while called or awaited) becomes `ToolCallError`, the original
+        as `__cause__`. `BaseException`s that are not `Exception`s (cancellation,
+        `KeyboardInterrupt`, `SystemExit`) pass unchanged. A target that returns no
+        awaitable is a mistake in the binding, not a failed tool: a `TypeError`."""
         try:
             pending = self._target(name, arguments)
-            if not inspect.isawaitable(pending):
-                raise TypeError(
-                    f"bind: the target returned {type(pending).__name__} for {name!r}, "
-                    "not an awaitable; bind needs an async callable"
-                )
-            return await pending
-        except Exception as exc:
-            converted = self._converted(exc, name)
-            if converted is None:
+            if inspect.isawaitable(pending):
+                return await pending
+        except Exception as exc:  # cancellation is a BaseException and passes
+            if isinstance(exc, self._error):
                 raise
-            raise converted from exc
+            raise self._converted(exc, name) or self._error(name, _describe(exc)) from exc
+        raise TypeError(
+            f"bind: the target returned {type(pending).__name__} for {name!r}, "
+            "not an awaitable; bind needs an async callable"
+        )
 
     def _converted(self, exc: Exception, name: str) -> ToolCallError | None:
         """A ToolCallError (ours or the SDK's) as the class this binding raises; None for

@@ -1,33 +1,49 @@
 """Offline docs catalogs: every tool with its types, a parameter table and its raw schemas.
 
-Takes an IR catalog and returns Markdown, JSON or one self-contained HTML file (inline CSS,
-no script, a table of contents, an anchor per tool). Types are spelled in TypeScript unless
-another SDK language is asked for. Works without a code runtime or a network, and is
-deterministic like the SDKs: no timestamps, versions or paths.
+Takes an IR catalog and returns Markdown, JSON or one self-contained HTML file (inline CSS
+and one small inline script, an anchor per tool). Tools are grouped by server: the prefix of
+a namespaced name (`server__tool`, as `--namespace` and `codegen serve` name them, the rule
+Code Mode's `catalog.servers()` uses); a catalog without one is a single group with no
+heading. Each group has a table of contents, and a catalog of several servers a list of
+them. The HTML page filters tools as the reader types (every word of the query must occur in
+a tool's name, title or description); without JavaScript the filter stays hidden and every
+tool shows. Types are spelled in TypeScript unless another SDK language is asked for. Works
+without a code runtime or a network, and is deterministic like the SDKs: no timestamps,
+versions or paths; tools and groups in code-point order whatever the input order.
 
 Tool text is untrusted: Markdown puts descriptions in fenced blocks longer than any backtick
-run they contain and escapes table cells; the HTML template autoescapes every value.
+run they contain and escapes table cells; the HTML template autoescapes every value, its
+script reads tool text only as `textContent` and writes only numbers and its own words, and
+the page's Content-Security-Policy allows no script or style but its own (by hash).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from .. import ir
 from .._support.run_memos import run_memos
 from .notes import notes
 from .targets import Target, target
-from .templates import render
+from .templates import render, templates_dir
 from .text import escape_hidden
 
 CATALOG_FORMATS = ("md", "json", "html")
 """Formats of the docs catalog (`codegen catalog --format`)."""
 CATALOG_VERSION = 1
 """Version of the JSON catalog's own layout (not of any tool)."""
+DEFAULT_TITLE = "Tool catalog"
+"""The heading of the Markdown and HTML catalogs unless a title is given."""
+SEPARATOR = "__"
+"""Between a server's prefix and a tool's own name (`load.namespaces.SEPARATOR`; render
+does not import the loader)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +62,8 @@ class ToolPage:
 
     name: str
     anchor: str
+    server: str | None
+    """The prefix before the first `__` (`server_of`); None for a name without one."""
     title: str | None
     description: str | None
     annotations: dict[str, Any] | None
@@ -57,12 +75,61 @@ class ToolPage:
     output_schema: Any
 
 
+@dataclass(frozen=True, slots=True)
+class ToolGroup:
+    """The tools of one server, in code-point order of their names."""
+
+    server: str | None
+    """None: the tools whose names have no server prefix."""
+    anchor: str
+    pages: tuple[ToolPage, ...]
+
+
+def _id_text(name: str) -> str:
+    return "".join(
+        c if c.isascii() and (c.isalnum() or c in "_-") else f".{ord(c):x}." for c in name
+    )
+
+
 def anchor(name: str) -> str:
     """A unique, stable HTML id for a tool name: any character outside `[A-Za-z0-9_-]` is
     spelled `.<hex>.` (a dot included), so different names never share an anchor."""
-    return "tool-" + "".join(
-        c if c.isascii() and (c.isalnum() or c in "_-") else f".{ord(c):x}." for c in name
-    )
+    return "tool-" + _id_text(name)
+
+
+def group_anchor(server: str | None, grouped: bool = True) -> str:
+    """The id of a group: `server-<name>` (spelled like a tool's anchor), `other-tools` for
+    the tools without a server beside servers, `tools` for a catalog without servers."""
+    if server is not None:
+        return "server-" + _id_text(server)
+    return "other-tools" if grouped else "tools"
+
+
+def server_of(name: str) -> str | None:
+    """The server of a tool name: its prefix before the first `__`, when both sides are
+    non-empty (`codemode.discovery.server_of`'s rule); else None."""
+    head, separator, rest = name.partition(SEPARATOR)
+    return head if separator and head and rest else None
+
+
+def tool_groups(pages: list[ToolPage]) -> list[ToolGroup]:
+    """The pages by server: servers in code-point order, then the tools without one; each
+    group's tools in code-point order. A catalog without servers is one group."""
+    found: dict[str | None, list[ToolPage]] = {}
+    for page in pages:
+        found.setdefault(page.server, []).append(page)
+    grouped = any(server is not None for server in found)
+    order: list[str | None] = [*sorted(server for server in found if server is not None)]
+    if None in found:
+        order.append(None)
+    return [
+        ToolGroup(
+            server,
+            group_anchor(server, grouped),
+            tuple(sorted(found[server], key=lambda page: page.name)),
+        )
+        for server in order
+    ]
 
 
 def _parameters(fields: tuple[ir.Field, ...], spelling: Target) -> tuple[Parameter, ...]:
@@ -112,6 +179,7 @@ def tool_pages(catalog: ir.Catalog, language: str = "typescript") -> list[ToolPa
             ToolPage(
                 name=tool.name,
                 anchor=anchor(tool.name),
+                server=server_of(tool.name),
                 title=tool.title,
                 description=tool.description,
                 annotations=json.loads(tool.annotations) if tool.annotations else None,
@@ -129,7 +197,11 @@ def tool_pages(catalog: ir.Catalog, language: str = "typescript") -> list[ToolPa
 # --- JSON -------------------------------------------------------------------------------
 
 
-def render_catalog_json(catalog: ir.Catalog, language: str = "typescript") -> str:
+def render_catalog_json(
+    catalog: ir.Catalog, language: str = "typescript", title: str | None = None
+) -> str:
+    """Data, not a page: `title` is not part of it, and tools stay in catalog order, each
+    with its `server` (None without one)."""
     pages = tool_pages(catalog, language)
     data = {
         "catalog_version": CATALOG_VERSION,
@@ -137,6 +209,7 @@ def render_catalog_json(catalog: ir.Catalog, language: str = "typescript") -> st
         "tools": [
             {
                 "name": p.name,
+                "server": p.server,
                 "title": p.title,
                 "description": p.description,
                 "annotations": p.annotations,
@@ -252,10 +325,54 @@ def _json(value: Any) -> str:
     )
 
 
-def render_catalog_markdown(catalog: ir.Catalog, language: str = "typescript") -> str:
+_MARKDOWN_INLINE = frozenset("\\`*_[]#~|$")
+"""What can start markup inside a heading's text (emphasis, code, links, a closing `#`
+run, GitHub's strikethrough, tables and math); `!` starts an image only before `[`."""
+
+
+def _markdown_text(text: str) -> str:
+    """Plain text on one line of Markdown: whitespace folded, hidden characters shown, `&`,
+    `<` and `>` as entities and the characters that start inline markup backslash-escaped,
+    so nothing in it is markup."""
+    flat = html.escape(" ".join(escape_hidden(text).split()), quote=False)
+    return "".join("\\" + c if c in _MARKDOWN_INLINE else c for c in flat)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _summary(count: int, groups: list[ToolGroup]) -> str:
+    """`12 tools`, or `12 tools from 3 servers` (and `, 2 without one`)."""
+    servers = sum(1 for group in groups if group.server is not None)
+    if not servers:
+        return _plural(count, "tool")
+    loose = sum(len(group.pages) for group in groups if group.server is None)
+    rest = f", {loose} without one" if loose else ""
+    return f"{_plural(count, 'tool')} from {_plural(servers, 'server')}{rest}"
+
+
+def render_catalog_markdown(
+    catalog: ir.Catalog, language: str = "typescript", title: str | None = None
+) -> str:
     pages = tool_pages(catalog, language)
-    views = [_markdown_view(page, language) for page in pages]
-    return render("catalog/catalog.md.jinja", tools=views, count=len(views))
+    groups = tool_groups(pages)
+    grouped = any(group.server is not None for group in groups)
+    return render(
+        "catalog/catalog.md.jinja",
+        title=_markdown_text(title or DEFAULT_TITLE),
+        summary=_summary(len(pages), groups),
+        grouped=grouped,
+        groups=[
+            {
+                "heading": _code_span(group.server) if group.server is not None else "Other tools",
+                "anchor": group.anchor,
+                "count": _plural(len(group.pages), "tool"),
+                "tools": [_markdown_view(page, language) for page in group.pages],
+            }
+            for group in groups
+        ],
+    )
 
 
 # --- HTML -------------------------------------------------------------------------------
@@ -310,13 +427,58 @@ def _html_view(page: ToolPage) -> dict[str, Any]:
     }
 
 
-def render_catalog_html(catalog: ir.Catalog, language: str = "typescript") -> str:
+@dataclass(frozen=True, slots=True)
+class _Asset:
+    """The page's own style sheet or script: its text as it goes between the tags, and
+    the CSP source that allows exactly that text."""
+
+    text: str
+    source: str
+
+
+@cache
+def _asset(name: str) -> _Asset:
+    """`templates/catalog/<name>`, placed after a line break (so the page reads well) and
+    hashed as placed: a `'sha256-...'` source the Content-Security-Policy lists."""
+    text = "\n" + (templates_dir() / "catalog" / name).read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return _Asset(text, f"'sha256-{digest}'")
+
+
+def content_security_policy() -> str:
+    """Nothing loads but the page's own style sheet and script, each allowed by its hash,
+    so markup that reached the page any other way could neither run nor fetch anything."""
+    style, script = _asset("catalog.css"), _asset("filter.js")
+    return (
+        f"default-src 'none'; style-src {style.source}; script-src {script.source}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def render_catalog_html(
+    catalog: ir.Catalog, language: str = "typescript", title: str | None = None
+) -> str:
     pages = tool_pages(catalog, language)
+    groups = tool_groups(pages)
+    grouped = any(group.server is not None for group in groups)
     return render(
         "catalog/catalog.html.jinja",
-        tools=[_html_view(p) for p in pages],
-        count=len(pages),
+        title=_line(title or DEFAULT_TITLE),
+        summary=_summary(len(pages), groups),
+        grouped=grouped,
+        groups=[
+            {
+                "server": _line(group.server) if group.server is not None else None,
+                "anchor": group.anchor,
+                "count": _plural(len(group.pages), "tool"),
+                "tools": [_html_view(page) for page in group.pages],
+            }
+            for group in groups
+        ],
         language=language,
+        csp=content_security_policy(),
+        style=_asset("catalog.css").text,
+        script=_asset("filter.js").text,
     )
 
 
@@ -327,10 +489,17 @@ RENDERERS = {
 }
 
 
-def render_catalog(catalog: ir.Catalog, fmt: str = "md", language: str = "typescript") -> str:
-    """The catalog in `md`, `json` or `html`, types spelled in `language`."""
+def render_catalog(
+    catalog: ir.Catalog,
+    fmt: str = "md",
+    language: str = "typescript",
+    *,
+    title: str | None = None,
+) -> str:
+    """The catalog in `md`, `json` or `html`, types spelled in `language`; `title` heads
+    the Markdown and HTML pages (default `Tool catalog`; escaped like any text)."""
     if fmt not in RENDERERS:
         known = ", ".join(CATALOG_FORMATS)
         raise ValueError(f"unknown catalog format {fmt!r}; known: {known}")
     with run_memos():
-        return RENDERERS[fmt](catalog, language)
+        return RENDERERS[fmt](catalog, language, title)

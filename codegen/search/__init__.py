@@ -4,10 +4,13 @@ Code Mode programs call `search(query, k=8, server=None)` over every tool the ho
 (upstream servers' tools named `server__tool`). `document` reads what the index knows of a
 tool from its MCP definition, `SearchIndex.build` indexes a catalog once, and
 `SearchIndex.search` answers with a `Ranking`. Pure Python and standard library only; nothing
-else in `codegen` is imported, so any layer may use it.
+else in `codegen` is imported, so any layer may use it. `SearchIndex.build(...,
+semantic="auto")` adds an optional semantic ranker when `codegen[search]` is installed (an
+embedding model shipped in the `wordllama` wheel, with numpy), loaded on first use.
 
 The modules read top down: `terms` (words, stopwords, stemming), `documents` (a definition
-into a `Document`), `index` (BM25F postings, the exact-name fast path, combined queries).
+into a `Document`), `index` (BM25F postings, the exact-name fast path, combined queries),
+`semantic` (the optional embedding ranker and its fusion with BM25F).
 """
 
 from __future__ import annotations

@@ -20,9 +20,13 @@ import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from .documents import Document
 from .terms import analyze, chunks, name_key, query_terms
+
+if TYPE_CHECKING:
+    from .semantic import SemanticIndex
 
 MAX_QUERIES = 32
 """Queries of one combined search that are read (the first ones)."""
@@ -64,13 +68,14 @@ class Ranking:
 class SearchIndex:
     """An immutable index of a catalog's tools: `build` it once, `search` it many times."""
 
-    __slots__ = ("_documents", "_exact", "_idf", "_postings", "_servers")
+    __slots__ = ("_documents", "_exact", "_idf", "_postings", "_semantic", "_servers")
 
     def __init__(
         self,
         documents: tuple[Document, ...],
         postings: dict[str, tuple[list[int], list[float]]],
         exact: dict[str, tuple[tuple[int, int], ...]],
+        semantic: SemanticIndex | None = None,
     ) -> None:
         count = len(documents)
         self._documents = documents
@@ -81,17 +86,37 @@ class SearchIndex:
         }
         self._exact = exact
         self._servers = tuple(d.server for d in documents)
+        self._semantic = semantic
 
     @classmethod
-    def build(cls, documents: Sequence[Document], weights: Weights = Weights()) -> SearchIndex:
+    def build(
+        cls,
+        documents: Sequence[Document],
+        weights: Weights = Weights(),
+        semantic: Literal["auto"] | None = None,
+    ) -> SearchIndex:
         """The index of `documents`, in any order: a name given twice is indexed once (the
-        document that sorts first is kept), a document without a name not at all."""
+        document that sorts first is kept), a document without a name not at all.
+
+        `semantic="auto"` adds the semantic ranker (`semantic.py`) when its model is
+        installed (`codegen[search]`); without it, or with None, the index is BM25F alone."""
         kept: dict[str, Document] = {}
         for doc in documents:
             if doc.name and (doc.name not in kept or doc < kept[doc.name]):
                 kept[doc.name] = doc
         docs = tuple(kept[name] for name in sorted(kept))
-        return cls(docs, _postings(docs, weights), _exact_names(docs))
+        ranker = None
+        if semantic == "auto":
+            from . import semantic as embeddings
+
+            model = embeddings.model()
+            ranker = embeddings.SemanticIndex.build(docs, model) if model is not None else None
+        return cls(docs, _postings(docs, weights), _exact_names(docs), ranker)
+
+    @property
+    def semantic(self) -> bool:
+        """Whether the semantic ranker takes part."""
+        return self._semantic is not None
 
     @property
     def documents(self) -> tuple[Document, ...]:
@@ -126,7 +151,8 @@ class SearchIndex:
         scores: dict[int, float] = {}
         get = scores.get
         postings = self._postings
-        for term in query_terms(text):
+        terms = query_terms(text)
+        for term in terms:
             posting = postings.get(term)
             if posting is None:
                 continue
@@ -136,6 +162,8 @@ class SearchIndex:
         if server is not None:
             servers = self._servers
             scores = {doc: score for doc, score in scores.items() if servers[doc] == server}
+        if self._semantic is not None and terms:
+            scores = self._semantic.fuse(text, scores, server)
         first = set(named)
         best = heapq.nsmallest(
             k, (item for item in scores.items() if item[0] not in first), key=_best_first

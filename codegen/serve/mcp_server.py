@@ -42,6 +42,9 @@ class Host:
         self._wire_text = ""
         self._instructions: str | None = None
         self._told = ""
+        self._warm_lock = threading.Lock()
+        self._warming = False
+        self._to_warm: Any = None
         self._sessions: dict[int, Any] = {}
         self._calls = itertools.count(1)
         self.bus: Any = None
@@ -105,14 +108,24 @@ class Host:
     def _warm(self) -> None:
         """Build the catalog's search index and section slices now, in a thread, so the
         first program that searches does not wait for them (a few hundred milliseconds at
-        thousands of tools)."""
-        discovery = self.registry.discovery()  # here: the registry is the loop's to read
+        thousands of tools). One thread at a time: tool sets that change while it works
+        are warmed once it is done, only the latest (a flood of changes builds one or two)."""
+        with self._warm_lock:
+            self._to_warm = self.registry.discovery()  # here: the loop's registry is read
+            if self._warming:
+                return
+            self._warming = True
+        threading.Thread(target=self._warm_latest, name="codegen-discovery", daemon=True).start()
 
-        def warm() -> None:
+    def _warm_latest(self) -> None:
+        while True:
+            with self._warm_lock:
+                discovery, self._to_warm = self._to_warm, None
+                if discovery is None:
+                    self._warming = False
+                    return
             with contextlib.suppress(Exception):  # a program that asks is told what failed
                 discovery.warm()
-
-        threading.Thread(target=warm, name="codegen-discovery", daemon=True).start()
 
     # --- upstream events -------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """One live connection to an upstream MCP server, for as long as it lasts.
 
 `Connection.run` connects (a stdio server is started in its own process group; an HTTP one
-is reached by URL; both through `transports.py`, which caps what one message may hold),
-lists every page of its tools, reports them as started, then watches: a
+is reached by URL; both through `codegen.mcp.connect`, which `harvest` shares and whose
+transports cap what one message may hold), lists every page of its tools, reports them as started, then watches: a
 `notifications/tools/list_changed` (or, on a 2026-07-28 connection, a tools event on a
 `subscriptions/listen` stream) lists them again, at most once per `RELIST_INTERVAL` however
 many notices arrive, and hands the new list to `on_change`; the end of the connection (the
@@ -17,7 +17,6 @@ else text, else content blocks) and an error result or a refused call is a `Tool
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -27,10 +26,27 @@ import anyio
 import anyio.abc
 
 from ..mcp.client import bind
-from ..mcp.listing import EndlessListing, raw_pages
-from ..mcp.listing import list_tools as list_pages
-from .config import Upstream
-from .transports import http_client, stdio_transport
+from ..mcp.config import Upstream
+from ..mcp.connect import (
+    UPSTREAM_MESSAGE,
+    StartFailed,
+    describe,
+    list_all,
+    open_client,
+    open_transport,
+)
+
+__all__ = [
+    "PING_TIMEOUT",
+    "RELIST_INTERVAL",
+    "START_TIMEOUT",
+    "UPSTREAM_MESSAGE",
+    "Connection",
+    "StartFailed",
+    "Tools",
+    "describe",
+    "list_tools",
+]
 
 START_TIMEOUT = 60.0
 """Seconds an upstream gets to start, shake hands and list its tools."""
@@ -39,17 +55,10 @@ PING_TIMEOUT = 10.0
 RELIST_INTERVAL = 1.0
 """Seconds between two listings of one upstream's tools: a flood of change notices is
 coalesced into one listing per interval (the last state always wins)."""
-UPSTREAM_MESSAGE = 16 * 1024 * 1024
-"""Bytes one message from an upstream may have (a tool's result): a bigger one is an error
-to the program that called, never read whole."""
 
 Tools = tuple[dict[str, Any], ...]
 """An upstream's tools as sent (`name`, `title`, `description`, `inputSchema`,
 `outputSchema`, `annotations`), in the order listed."""
-
-
-class StartFailed(Exception):
-    """Why an upstream could not be served, in words."""
 
 
 class _WatchedRead:
@@ -99,17 +108,6 @@ async def _watched(transport: Any, on_end: Callable[[], None]) -> AsyncIterator[
 
 
 def _transport(upstream: Upstream, errlog: TextIO, cap: int) -> Any:
-    if upstream.url is not None:
-        from mcp.client.streamable_http import streamable_http_client
-
-        client = http_client(dict(upstream.headers) or None, cap)
-        return streamable_http_client(upstream.url, http_client=client, max_sse_event_size=cap)
-    program = upstream.command[0]
-    found = shutil.which(program)
-    if found is None:
-        where = "no such file" if "/" in program else "not found on PATH"
-        raise StartFailed(f"cannot run {program!r}: {where}")
-
     def skipped(size: int) -> None:
         errlog.write(
             f"codegen serve: {upstream.label}: a message of {size} bytes was refused "
@@ -117,32 +115,12 @@ def _transport(upstream: Upstream, errlog: TextIO, cap: int) -> Any:
         )
         errlog.flush()
 
-    command = [found, *upstream.command[1:]]
-    env = dict(upstream.env) or None
-    return stdio_transport(command, env, upstream.cwd, errlog, cap, skipped)
+    return open_transport(upstream, errlog, cap, skipped)
 
 
 async def list_tools(client: Any) -> Tools:
     """Every page of `tools/list`, each tool reduced to its interface keys."""
-    try:
-        return (await list_pages(raw_pages(client.session))).tools
-    except EndlessListing as error:
-        raise StartFailed(str(error)) from None
-
-
-def describe(error: BaseException) -> str:
-    """A failure as one line."""
-    if isinstance(error, BaseExceptionGroup) and error.exceptions:
-        return describe(error.exceptions[0])
-    if isinstance(error, StartFailed):
-        return str(error)
-    code, message = getattr(error, "code", None), getattr(error, "message", None)
-    if isinstance(code, int) and isinstance(message, str):
-        return f"{message} (MCP error {code})"
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return (await list_all(client)).tools
 
 
 class Connection:
@@ -243,7 +221,7 @@ class Connection:
 
     @asynccontextmanager
     async def _client(self) -> AsyncIterator[Any]:
-        from mcp import Client, types
+        from mcp import types
 
         async def on_message(message: object) -> None:
             if isinstance(message, types.ToolListChangedNotification):
@@ -253,12 +231,8 @@ class Connection:
             self.ended.set()
 
         transport = _watched(_transport(self.upstream, self.errlog, self.message_cap), gone)
-        async with Client(
-            transport,
-            message_handler=on_message,
-            cache=None,
-            client_info=types.Implementation(name="codegen-serve", version="1"),
-        ) as client:
+        session = open_client(transport, name="codegen-serve", message_handler=on_message)
+        async with session as client:
             yield client
 
     async def _watch(self, client: Any) -> None:

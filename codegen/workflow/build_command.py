@@ -28,12 +28,15 @@ from ..render.catalog import CATALOG_FORMATS
 from ..render.targets import TARGET_NAMES, TARGETS
 from .config import (
     DEFAULT_MODULE,
+    Given,
     ProjectConfig,
+    catalog_language,
     check_format,
     check_module,
     find_config,
     parse_catalogs,
     parse_languages,
+    settings_for,
 )
 from .progress import Console
 
@@ -55,6 +58,8 @@ class BuildSettings:
     input_format: str = "auto"
     cache: Path | None = None
     catalogs: tuple[str, ...] = CATALOG_FORMATS
+    catalog_title: str | None = None
+    """The catalogs' heading (`catalog_title` of the table); None: the default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,58 +72,48 @@ class Output:
 
 
 def resolve_settings(args: argparse.Namespace, config: ProjectConfig | None) -> BuildSettings:
-    """Command-line values win; the table fills in what the command line leaves out."""
-    if args.sources:
-        sources = tuple(args.sources)
-    elif config is not None and config.sources is not None:
-        sources = tuple(display_path(path) for path in config.sources)
-    else:
+    """Command-line values win; the table fills in what the command line leaves out
+    (`config.settings_for`, the one merge every command goes through)."""
+    given = Given(
+        sources=tuple(args.sources) or None,
+        out=display_path(Path(args.output)) if args.output else None,
+        languages=(
+            None
+            if args.lang is None
+            else parse_languages([name.strip() for name in args.lang.split(",")])
+        ),
+        module=None if args.module is None else check_module(args.module),
+        namespace=args.namespace,
+        input_format=None if args.input_format is None else check_format(args.input_format),
+        catalogs=(
+            None
+            if args.catalogs is None
+            else parse_catalogs([name.strip() for name in args.catalogs.split(",") if name.strip()])
+        ),
+        cache=args.cache,
+    )
+    settings = settings_for("build", given, config)
+    if not settings.sources:
         raise UsageError(
             "build: no sources: name them on the command line or set 'sources' in "
             "[tool.codegen] of pyproject.toml"
         )
-    if args.output:
-        out = Path(display_path(Path(args.output)))
-    elif config is not None and config.out is not None:
-        out = Path(display_path(config.out))
-    else:
+    if settings.out is None:
         raise UsageError(
             "build: no output directory: pass -o OUTDIR or set 'out' in [tool.codegen] "
             "of pyproject.toml"
         )
-    if args.lang is not None:
-        languages = parse_languages([name.strip() for name in args.lang.split(",")])
-    elif config is not None and config.languages is not None:
-        languages = config.languages
-    else:
-        languages = TARGET_NAMES
-    if args.module is not None:
-        module = check_module(args.module)
-    else:
-        module = config.module if config is not None and config.module else DEFAULT_MODULE
-    if args.namespace is not None:
-        namespace = bool(args.namespace)
-    else:
-        namespace = bool(config.namespace) if config is not None else False
-    if args.input_format is not None:
-        input_format = check_format(args.input_format)
-    elif config is not None and config.input_format is not None:
-        input_format = config.input_format
-    else:
-        input_format = "auto"
-    if args.cache is not None:
-        cache: Path | None = Path(args.cache)
-    else:
-        cache = config.cache if config is not None else None
-    if args.catalogs is not None:
-        catalogs = parse_catalogs(
-            [name.strip() for name in args.catalogs.split(",") if name.strip()]
-        )
-    elif config is not None and config.catalogs is not None:
-        catalogs = config.catalogs
-    else:
-        catalogs = CATALOG_FORMATS
-    return BuildSettings(sources, out, languages, module, namespace, input_format, cache, catalogs)
+    return BuildSettings(
+        settings.sources,
+        Path(settings.out),
+        settings.languages or TARGET_NAMES,
+        settings.module,
+        settings.namespace,
+        settings.input_format,
+        None if settings.cache is None else Path(settings.cache),
+        CATALOG_FORMATS if settings.catalogs is None else settings.catalogs,
+        settings.catalog_title,
+    )
 
 
 def output_plan(
@@ -137,9 +132,14 @@ def output_plan(
     for target in targets:
         plan.append((f"{name}.prompt.{target.name}.md", partial(_with_memo, target.section, memo)))
     # The catalogs spell types in TypeScript unless only the Python SDK is built.
-    spelling = "typescript" if "typescript" in settings.languages else "python"
+    spelling = catalog_language(settings.languages)
     for fmt in settings.catalogs:
-        plan.append((f"{name}.catalog.{fmt}", partial(render_catalog, fmt=fmt, language=spelling)))
+        plan.append(
+            (
+                f"{name}.catalog.{fmt}",
+                partial(render_catalog, fmt=fmt, language=spelling, title=settings.catalog_title),
+            )
+        )
     return plan
 
 

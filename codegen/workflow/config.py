@@ -13,13 +13,14 @@ wrong one is a usage error naming its key: a typo must not silently change what 
 from __future__ import annotations
 
 import keyword
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
-from .._support.user_files import read_toml
+from .._support.user_files import display_path, read_toml
 from ..errors import UsageError
-from ..render.catalog import CATALOG_FORMATS
 from ..render.targets import TARGET_NAMES
 
 TABLE = "tool.codegen"
@@ -34,6 +35,7 @@ _KEYS = (
     "namespace",
     "input_format",
     "catalogs",
+    "catalog_title",
     "cache",
     "serve",
 )
@@ -45,6 +47,31 @@ _IGNORED_KEYS = {
     "cloned repository controls them); codegen serve takes --sandbox or its --config",
 }
 """Keys that once meant something and are now ignored, with a warning saying why."""
+
+SOURCE_COMMANDS = ("validate", "sdk", "prompt", "catalog", "build", "diff")
+"""The commands that read tool definitions."""
+
+HONOURED_BY: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "sources": SOURCE_COMMANDS,
+        "namespace": SOURCE_COMMANDS,
+        "input_format": SOURCE_COMMANDS,
+        "cache": ("sdk", "build"),
+        "languages": ("catalog", "build"),
+        "catalogs": ("build",),
+        "catalog_title": ("catalog", "build"),
+        "out": ("build",),
+        "module": ("build",),
+        "serve": ("serve",),
+    }
+)
+"""The one place that says which command each key of the table applies to. What a source
+means (its files, how its records are read, how its tools are named) is the same for every
+command that reads sources; `diff` takes `sources` for `--git` (OLD and NEW are always named).
+`cache` serves the commands that have `--cache`; `languages` also decides the language the
+`catalog` command spells types in, as `build` spells its catalogs (TypeScript unless only
+Python is built). `serve` is read only from the file `codegen serve --config` names, never
+found from the working folder (`codegen.serve.config`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +88,82 @@ class ProjectConfig:
     input_format: str | None = None
     catalogs: tuple[str, ...] | None = None
     """Which docs catalogs `codegen build` writes (`md`, `json`, `html`)."""
+    catalog_title: str | None = None
+    """The heading of the Markdown and HTML docs catalogs (`codegen catalog --title`)."""
     cache: Path | None = None
     warnings: tuple[str, ...] = ()
     """Deprecated spellings the table uses, for the command to print."""
+
+
+class Given(NamedTuple):
+    """What the command line says about each key of the table; None where it says
+    nothing (paths as the user wrote them). (Named tuples, not dataclasses: every command
+    that reads sources imports this module, and a dataclass costs a cold run a millisecond.)"""
+
+    sources: tuple[str, ...] | None = None
+    out: str | None = None
+    languages: tuple[str, ...] | None = None
+    module: str | None = None
+    namespace: bool | None = None
+    input_format: str | None = None
+    catalogs: tuple[str, ...] | None = None
+    catalog_title: str | None = None
+    cache: str | None = None
+
+
+class Settings(NamedTuple):
+    """What one command runs with: each key from the command line, else from the table when
+    `HONOURED_BY` says the command reads that key, else its default (None where the command
+    decides: no sources, no output directory, every language or catalog). Paths from the
+    table are shown as `display_path` shows them."""
+
+    command: str
+    config: ProjectConfig | None
+    sources: tuple[str, ...] = ()
+    out: str | None = None
+    languages: tuple[str, ...] | None = None
+    module: str = DEFAULT_MODULE
+    namespace: bool = False
+    input_format: str = "auto"
+    catalogs: tuple[str, ...] | None = None
+    catalog_title: str | None = None
+    cache: str | None = None
+
+
+_GIVEN_KEYS = Given._fields
+
+
+def settings_for(command: str, given: Given, config: ProjectConfig | None) -> Settings:
+    """Merge the command line over the table for `command`: the command line wins; the table
+    fills in only the keys `HONOURED_BY` gives the command."""
+    values: dict[str, Any] = {}
+    for key in _GIVEN_KEYS:
+        value = getattr(given, key)
+        if value is None and config is not None and command in HONOURED_BY[key]:
+            value = _shown(getattr(config, key))
+        if value is not None:
+            values[key] = value
+    return Settings(command, config, **values)
+
+
+def catalog_language(languages: tuple[str, ...] | None) -> str:
+    """The language a docs catalog spells types in: TypeScript unless only Python is built
+    (`build`'s catalogs and the `catalog` command alike)."""
+    return "python" if languages is not None and "typescript" not in languages else "typescript"
+
+
+def project_settings(command: str, given: Given, start: Path | None = None) -> Settings:
+    """`settings_for` with the nearest `[tool.codegen]` table (`find_config`)."""
+    return settings_for(command, given, find_config(start))
+
+
+def _shown(value: Any) -> Any:
+    """A table's value as a command takes it: paths as `display_path` shows them."""
+    if isinstance(value, Path):
+        return display_path(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], Path):
+        return tuple(display_path(path) for path in value)
+    return value
 
 
 def find_config(start: Path | None = None) -> ProjectConfig | None:
@@ -118,6 +218,7 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     fmt_key = "format" if "format" in table else "input_format"
     fmt = table.get(fmt_key)
     catalogs = table.get("catalogs")
+    catalog_title = table.get("catalog_title")
     cache = table.get("cache")
     return ProjectConfig(
         path=path,
@@ -141,6 +242,9 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
             None
             if catalogs is None
             else parse_catalogs(_strings(catalogs, "catalogs", path, nonempty=False), path)
+        ),
+        catalog_title=(
+            None if catalog_title is None else _string(catalog_title, "catalog_title", path)
         ),
         cache=None if cache is None else base / _string(cache, "cache", path),
         warnings=tuple(warnings),
@@ -189,6 +293,8 @@ def parse_catalogs(
 ) -> tuple[str, ...]:
     """Known catalog formats in output order, duplicates removed; none is allowed (no
     catalogs written)."""
+    from ..render.catalog import CATALOG_FORMATS  # not at import: every command reads the table
+
     for name in names:
         if name not in CATALOG_FORMATS:
             known = ", ".join(CATALOG_FORMATS)

@@ -696,43 +696,48 @@ RENDERERS: Mapping[str, Callable[[CatalogDiff], str]] = {"md": render_markdown, 
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    """The `diff` command."""
+    """The `diff` command: the command line over `[tool.codegen]` (`config.HONOURED_BY`)."""
+    from .._support.user_files import display_path
     from ..engine import compile_sources
+    from .config import Given, project_settings
 
     console = Console(quiet=args.quiet, verbose=args.verbose)
-    sources = list(args.sources)
+    settings = project_settings(
+        "diff",
+        Given(
+            sources=tuple(args.sources) or None,
+            namespace=args.namespace,
+            input_format=args.input_format,
+        ),
+    )
+    if settings.config is not None:
+        console.detail(f"using [tool.codegen] from {display_path(settings.config.path)}")
+        for warning in settings.config.warnings:
+            console.note(warning)
+    fmt, namespace = settings.input_format, settings.namespace
     if args.git is None:
+        sources = list(args.sources)  # OLD and NEW are always named
         if len(sources) != 2:
             raise UsageError("diff: expected two sources, OLD and NEW (or --git REV [SOURCES...])")
-    elif not sources:
-        from .._support.user_files import display_path
-        from .config import find_config
-
-        config = find_config()
-        if config is None or config.sources is None:
+    else:
+        sources = list(settings.sources)
+        if not sources:
             raise UsageError(
                 "diff: --git needs SOURCES, or 'sources' in [tool.codegen] of pyproject.toml"
             )
-        sources = [display_path(path) for path in config.sources]
     started = time.monotonic()
     if args.git is None:
         console.progress.update(f"compiling {sources[0]}", force=True)
-        old = compile_sources(
-            [sources[0]], fmt=args.input_format, namespace=args.namespace, require_tools=False
-        )
+        old = compile_sources([sources[0]], fmt=fmt, namespace=namespace, require_tools=False)
         console.progress.update(f"compiling {sources[1]}", force=True)
-        new = compile_sources(
-            [sources[1]], fmt=args.input_format, namespace=args.namespace, require_tools=False
-        )
+        new = compile_sources([sources[1]], fmt=fmt, namespace=namespace, require_tools=False)
     else:
         from .gitrev import compile_at_revision
 
         console.progress.update(f"compiling {', '.join(sources)} at {args.git}", force=True)
-        old = compile_at_revision(args.git, sources, args.input_format, args.namespace)
+        old = compile_at_revision(args.git, sources, fmt, namespace)
         console.progress.update(f"compiling {', '.join(sources)}", force=True)
-        new = compile_sources(
-            sources, fmt=args.input_format, namespace=args.namespace, require_tools=False
-        )
+        new = compile_sources(sources, fmt=fmt, namespace=namespace, require_tools=False)
     console.diagnostics((*old.diagnostics, *new.diagnostics))
     if old.catalog is None or new.catalog is None:
         errors = len(old.errors) + len(new.errors)

@@ -1,28 +1,39 @@
-"""`codegen harvest --mcp`: the tool definitions of a live MCP server, as a file to build from.
+"""`codegen harvest`: the tool definitions of live MCP servers, as files to build from.
 
 Servers publish their tools only at run time (`tools/list`), so a build that wants them has
-to start the server once, ask, and keep the answer. This module does that with the official
-MCP SDK client (`mcp`, imported lazily: only this command needs it) and writes what the
-server sent, key for key, in our own format: `{"server": ..., "tools": [...]}`.
+to start the server once, ask, and keep the answer. Two forms:
+
+- `--mcp -- COMMAND`: one server started over stdio, written (to `-o FILE` or stdout) as
+  `{"server": <serverInfo.name>, "tools": [...]}`;
+- `--config FILE -o DIR`: every enabled server of an MCP client config, the file
+  `codegen serve --config` reads (stdio and streamable HTTP, `${VAR}` expansion,
+  `allow` / `deny`), one file per server, `DIR/<prefix>.json` holding
+  `{"server": <its name in the config>, "tools": [...]}`: built with `--namespace`, its
+  tools are named `prefix__tool`, exactly as `serve` names them.
+
+The config reader, the transports and the connection are `serve`'s own (`codegen.mcp`),
+so a file means the same to both and a server is started and reached the same way: a stdio
+server in its own process group, stopped with every process it started, success or not;
+what one message may hold is capped (`limits.upstream_message`, 16 MiB by default). Tools
+are listed through `codegen.mcp.listing` and written key for key as the server sent them.
 
 A harvest runs unattended in CI, so every way a server can fail must end quickly, clearly and
 without leftovers:
 
 - one overall deadline (`--timeout`, 30 s by default) covers start-up, the handshake and
-  every page; when it passes, the server is killed and the error says what it was doing;
+  every page; when it passes, the server is stopped and the error says what it was doing;
 - a server that exits, or writes anything that is not JSON-RPC on stdout, fails at once;
-- the server runs in its own process group (the SDK starts it in a new session) and that
-  whole group is killed afterwards, success or not, so a server that forks helpers, or exits
-  and leaves them behind, leaves nothing running. On POSIX the server is started through
-  `/bin/sh -c 'echo $$ > PIDFILE; exec "$@"'` only to learn its pid (the `exec` keeps it),
-  which the SDK does not expose;
 - the server's stderr is kept and its last lines are shown when it fails (`--verbose`
-  streams it live instead).
+  streams it live instead);
+- under `--config` the servers are harvested at once; one that fails is reported and the
+  others are still written (the exit status is then 1), and nothing is written before every
+  server has answered or failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -34,12 +45,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 from .._support.user_files import display_path
 from ..errors import CodegenError, UsageError
+from ..mcp.config import ServeConfig, Upstream
 from .progress import Console
 
 DEFAULT_TIMEOUT = 30.0
@@ -52,11 +64,7 @@ STDERR_TAIL = 20
 
 
 SWEEP_GRACE = 0.5
-"""Seconds the server's process group gets between SIGTERM and SIGKILL in the final sweep."""
-
-_SPAWN = 'printf "%s" "$$" > "$0" && exec "$@"'
-"""Run by `/bin/sh -c` with the pid file as `$0`: record the shell's pid, then become the
-server (same pid, so it is the process group the SDK created)."""
+"""Seconds a process group gets between SIGTERM and SIGKILL in `sweep_group`."""
 
 
 class HarvestError(CodegenError):
@@ -110,27 +118,18 @@ def parse_timeout(text: str) -> float:
 
 @dataclass(slots=True)
 class _State:
-    """Shared between the harvest, the watchdog and the SDK's message handler."""
+    """Shared between one server's harvest, its watchdog and the SDK's message handler."""
 
     label: str
     timeout: float
-    pid_file: Path | None
     phase: str = "starting the server"
     failure: str | None = None
     timed_out: bool = False
     generation: int = 0
 
-    def server_pid(self) -> int | None:
-        if self.pid_file is None:
-            return None
-        try:
-            return int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return None
-
 
 def _kill_group(pid: int | None, signal_number: int) -> bool:
-    """Signal the server's whole process group; False when it is already gone."""
+    """Signal a whole process group; False when it is already gone."""
     if pid is None or not hasattr(os, "killpg"):
         return False
     try:
@@ -143,7 +142,7 @@ def _kill_group(pid: int | None, signal_number: int) -> bool:
 
 
 def sweep_group(pid: int | None, grace: float = SWEEP_GRACE) -> None:
-    """End whatever is left of the server's process group: SIGTERM, a short wait, SIGKILL."""
+    """End whatever is left of a process group: SIGTERM, a short wait, SIGKILL."""
     if not _kill_group(pid, signal.SIGTERM):
         return
     deadline = time.monotonic() + grace
@@ -154,12 +153,6 @@ def sweep_group(pid: int | None, grace: float = SWEEP_GRACE) -> None:
     _kill_group(pid, signal.SIGKILL)
 
 
-def _server_argv(command: Sequence[str], pid_file: Path | None) -> list[str]:
-    if pid_file is None:
-        return list(command)
-    return ["/bin/sh", "-c", _SPAWN, str(pid_file), *command]
-
-
 def _resolve_command(command: Sequence[str]) -> list[str]:
     """The command with its program found on PATH, or a usage error naming it."""
     program = command[0]
@@ -168,6 +161,20 @@ def _resolve_command(command: Sequence[str]) -> list[str]:
         where = "no such file" if os.sep in program else "not found on PATH"
         raise UsageError(f"harvest: cannot run {program!r}: {where}")
     return [program if os.sep in program else found, *command[1:]]
+
+
+def command_upstream(command: Sequence[str]) -> Upstream:
+    """`--mcp -- COMMAND` as an upstream: the command as given, started with this process's
+    whole environment (as it would be from the shell), messages naming it as written."""
+    resolved = _resolve_command(command)
+    return Upstream(
+        name="",
+        prefix="",
+        pointer="",
+        command=tuple(resolved),
+        env=tuple(os.environ.items()),
+        shown=shlex.join(command),
+    )
 
 
 def _quiet_sdk_logs(verbose: bool, stream: TextIO) -> None:
@@ -204,7 +211,10 @@ def _describe_bad_line(exc: Exception) -> str:
         except Exception:  # pragma: no cover - a foreign exception type
             details = []
         if details and isinstance(details[0], dict) and "input" in details[0]:
-            shown = repr(details[0]["input"])
+            line = details[0]["input"]
+            if isinstance(line, bytes):  # the transport parses the line's bytes
+                line = line.decode("utf-8", errors="replace")
+            shown = repr(line)
             if len(shown) > 200:
                 shown = shown[:200] + "…"
             return f"the server wrote something that is not a JSON-RPC message on stdout: {shown}"
@@ -212,27 +222,29 @@ def _describe_bad_line(exc: Exception) -> str:
 
 
 async def _harvest(
-    command: Sequence[str], state: _State, console: Console, errlog: TextIO
+    upstream: Upstream, state: _State, console: Console, errlog: TextIO, cap: int
 ) -> Harvested:
     import anyio
     import anyio.lowlevel
-    from mcp import Client, StdioServerParameters, stdio_client, types
+    from mcp import types
     from mcp.client.subscriptions import ToolsListChanged
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from ..mcp.listing import EndlessListing, list_tools, raw_pages
+    from ..mcp.connect import StartFailed, describe, list_all, open_client, open_transport
 
     outer = anyio.CancelScope()
 
     def fail(message: str) -> None:
         if state.failure is None and not state.timed_out:
             state.failure = message
-        _kill_group(state.server_pid(), signal.SIGKILL)  # so the SDK's shutdown is quick
-        outer.cancel()
+        outer.cancel()  # leaving the transport stops the server's whole process group
 
     async def on_message(message: object) -> None:
         if isinstance(message, Exception):
-            fail(_describe_bad_line(message))
+            if upstream.url is None:
+                fail(_describe_bad_line(message))
+            else:
+                fail(f"the HTTP transport failed: {describe(message)}")
         elif isinstance(message, types.ToolListChangedNotification):
             state.generation += 1
         await anyio.lowlevel.checkpoint()
@@ -242,28 +254,23 @@ async def _harvest(
         state.timed_out = True
         fail("timeout")
 
-    async def list_once(client: Client) -> tuple[list[dict[str, Any]], int]:
+    async def list_once(client: Any) -> tuple[list[dict[str, Any]], int]:
         def progress(page: int, listed: int) -> None:
             state.phase = f"listing tools (page {page})"
             console.progress.update(f"{state.label}: {state.phase}, {listed} tools so far")
 
         try:
-            listed = await list_tools(raw_pages(client.session), progress)
-        except EndlessListing as error:
+            listed = await list_all(client, progress)
+        except StartFailed as error:
             raise HarvestError(f"{state.label}: error: {error}") from None
         return list(listed.tools), listed.pages
 
     async def session() -> Harvested:
-        parameters = StdioServerParameters(
-            command=command[0], args=list(command[1:]), env=dict(os.environ)
-        )
+        transport = open_transport(upstream, errlog, cap)
         state.phase = "waiting for the handshake"
         console.progress.update(f"{state.label}: {state.phase}", force=True)
-        async with Client(
-            stdio_client(parameters, errlog=errlog),
-            message_handler=on_message,
-            cache=None,
-            client_info=types.Implementation(name="codegen-harvest", version="1"),
+        async with open_client(
+            transport, name="codegen-harvest", message_handler=on_message
         ) as client:
             info = client.server_info
             console.detail(
@@ -285,7 +292,7 @@ async def _harvest(
                 watchers.cancel_scope.cancel()
             return harvested
 
-    async def watch_changes(client: Client, ready: anyio.Event) -> None:
+    async def watch_changes(client: Any, ready: anyio.Event) -> None:
         try:
             async with client.listen(tools_list_changed=True) as subscription:
                 ready.set()
@@ -297,7 +304,7 @@ async def _harvest(
         finally:
             ready.set()
 
-    async def list_until_stable(client: Client, server: str | None) -> Harvested:
+    async def list_until_stable(client: Any, server: str | None) -> Harvested:
         for listing in range(1, MAX_LISTINGS + 1):
             generation = state.generation
             tools, pages = await list_once(client)
@@ -340,10 +347,14 @@ def _explain(exc: BaseException, state: _State) -> CodegenError:
     from mcp.shared.exceptions import MCPError
     from pydantic import ValidationError
 
+    from ..mcp.connect import StartFailed, describe
+
     if isinstance(exc, CodegenError):
         return exc
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return _explain(exc.exceptions[0], state)
+    if isinstance(exc, StartFailed):
+        return HarvestError(f"{state.label}: error: {exc}")
     if isinstance(exc, MCPError):
         if exc.code == -32000 and "closed" in exc.message.lower():
             return HarvestError(
@@ -365,7 +376,7 @@ def _explain(exc: BaseException, state: _State) -> CodegenError:
         )
     if isinstance(exc, OSError):
         return UsageError(f"harvest: cannot start {state.label}: {exc.strerror or exc}")
-    return HarvestError(f"{state.label}: error: {type(exc).__name__}: {exc} while {state.phase}")
+    return HarvestError(f"{state.label}: error: {describe(exc)} while {state.phase}")
 
 
 def _stderr_tail(errlog: IO[str]) -> str:
@@ -381,6 +392,69 @@ def _stderr_tail(errlog: IO[str]) -> str:
     return "\nthe server's stderr ended with:\n" + "\n".join(f"  | {line}" for line in lines)
 
 
+def _require_sdk() -> None:
+    try:
+        import anyio  # noqa: F401
+        import mcp  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "harvest needs the MCP SDK, which is not installed: pip install 'codegen[mcp]'"
+        ) from None
+
+
+Outcome = Harvested | CodegenError
+"""One server's harvest: what it listed, or why it failed."""
+
+
+def _harvest_all(
+    jobs: Sequence[tuple[Upstream, str]], timeout: float, console: Console, cap: int
+) -> list[Outcome]:
+    """Harvest every (upstream, label) at once, each under the same deadline; one failing
+    is its own outcome and never stops the others. Every server is stopped on return."""
+    import anyio
+
+    _quiet_sdk_logs(console.verbose, console.stream)
+    live = console.verbose and _has_fileno(console.stream)
+    outcomes: list[Outcome | None] = [None] * len(jobs)
+    with contextlib.ExitStack() as stack:
+        # The transport hands each server one of these as its stderr: any real file will do.
+        errlogs = [
+            stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace"))
+            for _ in jobs
+        ]
+
+        async def one(index: int) -> None:
+            upstream, label = jobs[index]
+            errlog = errlogs[index]
+            stream = console.stream if live else cast(TextIO, errlog)
+            state = _State(label=label, timeout=timeout)
+            try:
+                outcomes[index] = await _harvest(upstream, state, console, stream, cap)
+            except HarvestError as error:
+                tail = "" if live else _stderr_tail(errlog)
+                outcomes[index] = HarvestError(str(error) + tail)
+            except CodegenError as error:
+                outcomes[index] = error
+            except Exception as error:  # pragma: no cover - one server never stops the others
+                from ..mcp.connect import describe
+
+                outcomes[index] = HarvestError(f"{label}: error: {describe(error)}")
+
+        async def every() -> None:
+            async with anyio.create_task_group() as group:
+                for index in range(len(jobs)):
+                    group.start_soon(one, index)
+
+        try:
+            anyio.run(every)
+        finally:
+            console.progress.clear()
+    return [
+        outcome if outcome is not None else HarvestError(f"{label}: error: not harvested")
+        for outcome, (_, label) in zip(outcomes, jobs, strict=True)
+    ]
+
+
 def harvest_mcp(
     command: Sequence[str],
     *,
@@ -390,32 +464,74 @@ def harvest_mcp(
     """Start `command` as an MCP server over stdio, list its tools and stop it (and every
     process it started). Raises `HarvestError` when the server fails, `UsageError` when it
     cannot be started."""
-    try:
-        import anyio
-        import mcp  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            "harvest needs the MCP SDK, which is not installed: pip install 'codegen[mcp]'"
-        ) from None
+    from ..mcp.connect import UPSTREAM_MESSAGE
+
+    _require_sdk()
     console = console or Console()
-    label = shlex.join(command)
-    resolved = _resolve_command(command)
-    _quiet_sdk_logs(console.verbose, console.stream)
-    live = console.verbose and _has_fileno(console.stream)
-    with tempfile.TemporaryDirectory(prefix="codegen-harvest-") as scratch:
-        pid_file = Path(scratch) / "server.pid" if os.name == "posix" else None
-        state = _State(label=label, timeout=timeout, pid_file=pid_file)
-        errlog: IO[str]
-        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
-            # The SDK hands this to the server as its stderr: any real file will do.
-            stream = console.stream if live else cast(TextIO, errlog)
-            try:
-                return anyio.run(_harvest, _server_argv(resolved, pid_file), state, console, stream)
-            except HarvestError as error:
-                raise HarvestError(str(error) + ("" if live else _stderr_tail(errlog))) from None
-            finally:
-                console.progress.clear()
-                sweep_group(state.server_pid())
+    upstream = command_upstream(command)
+    (outcome,) = _harvest_all([(upstream, upstream.shown)], timeout, console, UPSTREAM_MESSAGE)
+    if isinstance(outcome, CodegenError):
+        raise outcome
+    return outcome
+
+
+def message_cap(config: ServeConfig) -> int:
+    """What one message from an upstream may hold: the config's `upstream_message` limit,
+    else serve's default."""
+    from ..mcp.connect import UPSTREAM_MESSAGE
+
+    return int(dict(config.settings.limits).get("upstream_message", UPSTREAM_MESSAGE))
+
+
+@dataclass(frozen=True, slots=True)
+class ServerHarvest:
+    """One server of a config: what it listed, or why it failed."""
+
+    upstream: Upstream
+    outcome: Outcome
+    """Its `Harvested` (`server` is its name in the config, `tools` those its `allow` /
+    `deny` admit, as `serve` mounts them), or the error it failed with."""
+    warnings: tuple[str, ...] = ()
+    """`allow` / `deny` entries naming a tool the server does not list."""
+
+
+def harvest_config(
+    config: ServeConfig,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    console: Console | None = None,
+) -> list[ServerHarvest]:
+    """Every upstream of `config` harvested at once, in the config's order."""
+    _require_sdk()
+    console = console or Console()
+    jobs = [(upstream, upstream.label) for upstream in config.upstreams]
+    outcomes = _harvest_all(jobs, timeout, console, message_cap(config))
+    found: list[ServerHarvest] = []
+    for upstream, outcome in zip(config.upstreams, outcomes, strict=True):
+        if not isinstance(outcome, Harvested):
+            found.append(ServerHarvest(upstream, outcome))
+            continue
+        warnings = unlisted_names(upstream, outcome.tools)
+        admitted = tuple(tool for tool in outcome.tools if _admits(upstream, tool))
+        outcome = replace(outcome, server=upstream.name, tools=admitted)
+        found.append(ServerHarvest(upstream, outcome, tuple(warnings)))
+    return found
+
+
+def _admits(upstream: Upstream, tool: Mapping[str, Any]) -> bool:
+    """A tool without a usable name is kept, for the build to report."""
+    name = tool.get("name")
+    return not isinstance(name, str) or upstream.admits(name)
+
+
+def unlisted_names(upstream: Upstream, tools: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Warnings for `allow` / `deny` entries the server does not list (as `serve` warns)."""
+    listed = {tool.get("name") for tool in tools}
+    return [
+        f"{key} names {unknown!r}, which the server does not list"
+        for key, names in (("allow", upstream.allow or frozenset()), ("deny", upstream.deny))
+        for unknown in sorted(names - listed)
+    ]
 
 
 def _has_fileno(stream: TextIO) -> bool:
@@ -428,26 +544,37 @@ def _has_fileno(stream: TextIO) -> bool:
 
 def run_harvest(args: argparse.Namespace) -> int:
     """The `harvest` command."""
-    from .._support.atomic_write import write_text
-    from ..engine import compile_value
-
     console = Console(quiet=args.quiet, verbose=args.verbose)
     timeout = parse_timeout(args.timeout)
     command = list(args.server_command)
     if command and command[0] == "--":
         command = command[1:]
+    if getattr(args, "config", None):
+        if command:
+            raise UsageError(
+                f"harvest: --config takes no COMMAND (the servers are the config's), "
+                f"got {shlex.join(command)!r}"
+            )
+        return _run_config(args, console, timeout)
     if not command:
-        raise UsageError("harvest: no server command: codegen harvest --mcp -o FILE -- COMMAND")
+        raise UsageError(
+            "harvest: --mcp needs the server's command: codegen harvest --mcp -o FILE -- COMMAND"
+        )
+    return _run_command(args, console, timeout, command)
+
+
+def _run_command(
+    args: argparse.Namespace, console: Console, timeout: float, command: list[str]
+) -> int:
+    from .._support.atomic_write import write_text
+    from ..engine import compile_value
+
     started = time.monotonic()
     harvested = harvest_mcp(command, timeout=timeout, console=console)
     document = harvest_document(harvested)
     text = dump_document(document)
     count = len(harvested.tools)
-    console.detail(
-        f"{count} tool{'s' * (count != 1)} in {harvested.pages} "
-        f"page{'s' * (harvested.pages != 1)}, {harvested.listings} "
-        f"listing{'s' * (harvested.listings != 1)}, {time.monotonic() - started:.2f} s"
-    )
+    console.detail(f"{_counts(harvested)}, {time.monotonic() - started:.2f} s")
     output = args.output
     display = display_path(Path(output)) if output else "<stdout>"
     compiled = compile_value(document, source=display)
@@ -461,4 +588,79 @@ def run_harvest(args: argparse.Namespace) -> int:
     if not compiled.ok:
         console.error("harvest: the server's tools are not valid; see the errors above")
         return 1
+    return 0
+
+
+def _counts(harvested: Harvested) -> str:
+    count = len(harvested.tools)
+    return (
+        f"{count} tool{'s' * (count != 1)} in {harvested.pages} "
+        f"page{'s' * (harvested.pages != 1)}, {harvested.listings} "
+        f"listing{'s' * (harvested.listings != 1)}"
+    )
+
+
+def _run_config(args: argparse.Namespace, console: Console, timeout: float) -> int:
+    """`--config FILE -o DIR`: one file per server that answered, written once every server
+    has answered or failed; exit status 1 when one failed or sent invalid tools."""
+    from .._support.atomic_write import write_text
+    from ..engine import compile_value
+    from ..mcp.config import load_servers_file
+
+    if not args.output:
+        raise UsageError(
+            "harvest: --config writes one file per server: name their directory with -o DIR"
+        )
+    folder = Path(args.output)
+    shown = display_path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(
+            f"harvest: -o {shown}: not a directory (--config writes one file per server)"
+        )
+    path = Path(args.config)
+    config = load_servers_file(path, display_path(path))
+    started = time.monotonic()
+    found = harvest_config(config, timeout=timeout, console=console)
+    seconds = time.monotonic() - started
+    failed = [one.upstream for one in found if not isinstance(one.outcome, Harvested)]
+    for one in found:
+        if not isinstance(one.outcome, Harvested):
+            console.error(f"codegen: {one.outcome}")
+    invalid: list[Upstream] = []
+    written = 0
+    for one in found:
+        upstream, outcome = one.upstream, one.outcome
+        if not isinstance(outcome, Harvested):
+            continue
+        console.detail(f"{upstream.label}: {_counts(outcome)}")
+        for warning in one.warnings:
+            console.note(f"{upstream.label}: warning: {warning}")
+        document = harvest_document(outcome)
+        target = folder / f"{upstream.prefix}.json"
+        display = display_path(target)
+        compiled = compile_value(document, source=display)
+        console.diagnostics(compiled.diagnostics)
+        if not compiled.ok:
+            invalid.append(upstream)
+        written += 1
+        folder.mkdir(parents=True, exist_ok=True)
+        changed = write_text(target, dump_document(document))
+        count = len(outcome.tools)
+        console.note(
+            f"{'wrote' if changed else 'unchanged'} {display} ({count} tool{'s' * (count != 1)})"
+        )
+    total = len(found)
+    if failed:
+        names = ", ".join(json.dumps(upstream.name, ensure_ascii=False) for upstream in failed)
+        kept = "nothing was written"
+        if written:
+            kept = ("its file is" if len(failed) == 1 else "their files are") + " left as before"
+            kept += f", the other{'s' * (written != 1)} written"
+        console.error(f"harvest: {len(failed)} of {total} servers failed ({names}): {kept}")
+    if invalid:
+        names = ", ".join(json.dumps(upstream.name, ensure_ascii=False) for upstream in invalid)
+        console.error(f"harvest: the tools of {names} are not valid; see the errors above")
+    if failed or invalid:
+        return 1
+    console.detail(f"{total} server{'s' * (total != 1)} harvested into {shown} in {seconds:.2f} s")
     return 0

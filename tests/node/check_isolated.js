@@ -4,14 +4,16 @@
 // Usage: node check_isolated.js FILE...
 // Prints {"FILE": {"diagnostics": ["FILE(line,col): TSxxxx: message", ...],
 //                  "declarations": [{"kind": "interface" | "type" | "class" | "variable" | ...,
-//                                    "name", "members": [[key, optional], ...], "index": bool}]}}
+//                                    "name", "exported": bool,
+//                                    "members": [[key, optional], ...], "index": bool}]}}
 // (`members` and `index` for interfaces only).
 //
-// Why not one tsc program for all files: they are scripts, so their global declarations
-// would clash with each other. Why not one tsc process per file: each start-up costs about a
-// second. Here every file gets its own program, so it is checked exactly as shipped against
-// the default lib and nothing else, while the parsed and bound lib files are shared through
-// the compiler host, which keeps each further check to a few tens of milliseconds.
+// Why not one tsc program for all files: each file is checked alone, so none passes thanks
+// to another (`tests/test_typescript_bind.py` checks several of them in one project). Why
+// not one tsc process per file: each start-up costs about a second. Here every file gets its
+// own program, so it is checked exactly as shipped against the default lib and nothing
+// else, while the parsed and bound lib files are shared through the compiler host, which
+// keeps each further check to a few tens of milliseconds.
 // `types: []` keeps ambient @types packages in node_modules (lodash, ...) out, as a project
 // that ships the file would.
 "use strict";
@@ -68,17 +70,24 @@ function kindOf(statement) {
   return ts.SyntaxKind[statement.kind];
 }
 
+function isExported(statement) {
+  const modifiers = ts.canHaveModifiers(statement) ? ts.getModifiers(statement) : undefined;
+  return Boolean(modifiers && modifiers.some((m) => m.kind === ts.SyntaxKind.ExportKeyword));
+}
+
 function declaration(statement) {
   const kind = kindOf(statement);
+  const exported = isExported(statement);
   if (ts.isVariableStatement(statement)) {
     const names = statement.declarationList.declarations.map((d) => d.name.getText());
-    return { kind, name: names.join(",") };
+    return { kind, name: names.join(","), exported };
   }
   const name = statement.name ? statement.name.text : "";
-  if (!ts.isInterfaceDeclaration(statement)) return { kind, name };
+  if (!ts.isInterfaceDeclaration(statement)) return { kind, name, exported };
   return {
     kind,
     name,
+    exported,
     members: statement.members
       .filter((m) => ts.isPropertySignature(m))
       .map((m) => [keyText(m.name), Boolean(m.questionToken)]),

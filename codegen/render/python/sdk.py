@@ -630,13 +630,20 @@ def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
     """Each named type of one tool as one block of lines, in declaration order, the types
     its arguments reach spelled for a caller (`argument_type_expr`). A tool's types refer
     only to each other, so its blocks are the same alone or in any catalog."""
-    forward = forward_names(tool.types)
-    type_names = frozenset(t.name for t in tool.types)
-    arguments = argument_types(tool)
+    return type_declarations(tool.types, argument_types(tool))
+
+
+def type_declarations(
+    types: Sequence[ir.NamedType], arguments: frozenset[str] = frozenset()
+) -> tuple[str, ...]:
+    """Each of `types` as one block of lines, in order; those named in `arguments` spelled
+    for a caller (`argument_type_expr`), the others as results (`type_expr`)."""
+    forward = forward_names(types)
+    type_names = frozenset(t.name for t in types)
     declared: set[str] = set()
     strings: set[str] = set()  # aliases whose value is a string at runtime
     blocks = []
-    for named_type in tool.types:
+    for named_type in types:
         spell = argument_type_expr if named_type.name in arguments else type_expr
         if isinstance(named_type, ir.ObjectType):
             lines = _object_lines(named_type, declared, forward, strings, type_names, spell)

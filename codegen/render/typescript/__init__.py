@@ -1,1 +1,2 @@
-"""The build-time TypeScript declarations (`sdk`)."""
+"""The build-time TypeScript declarations (`sdk`) and the module that binds them to an MCP
+client (`runtime`: `mcp-bind.ts`)."""

@@ -1,14 +1,18 @@
 """Render: the IR catalog to one TypeScript declarations file (`sdk.d.ts`).
 
-Takes a frozen `ir.Catalog` and returns the text of a script (no import or export): a fixed
-header and `JsonValue` alias, one `interface` per `ObjectType` and one `type` per
-`AliasType` under exactly the names the IR decided (so the TypeScript and Python SDKs are
-name-identical), then `ToolArgsMap`, `ToolOutputMap`, `ToolName`, `ToolCallError` and
-`tools`. A type a caller passes (one a tool's arguments reach) has `readonly` arrays and
-tuples (`spell_argument`). Guarantees: the same catalog gives the same bytes; the output
-passes `tsc --noEmit --strict`; no text from a schema can end a comment or a string, or
-switch off type checking (`@ts-ignore`). All decisions are made here, in small view models;
-the template `typescript/sdk.d.ts.jinja` only lays out finished lines.
+Takes a frozen `ir.Catalog` and returns the text of a module of types, every declaration
+exported and none a value (a `.d.ts` needs no `.js` beside it, and any number of them live
+in one project, each imported by name): a fixed header and `JsonValue` alias, one
+`interface` per `ObjectType` and one `type` per `AliasType` under exactly the names the IR
+decided (so the TypeScript and Python SDKs are name-identical), then `ToolArgsMap`,
+`ToolOutputMap`, `ToolName`, `Tools` (the map `bind<Tools>(client)` of `mcp-bind.ts`
+returns, see `runtime.py`) and the `ToolCallError` interface. A type a caller passes (one a
+tool's arguments reach) has `readonly` arrays and tuples (`spell_argument`). Guarantees:
+the same catalog gives the same bytes; the output passes `tsc --noEmit --strict`; no text
+from a schema can end a comment or a string, or switch off type checking (`@ts-ignore`).
+All decisions are made here, in small view models; the template `typescript/sdk.d.ts.jinja`
+only lays out finished lines. The docs catalog shows the same declarations without
+`export` (`tool_declarations`'s default).
 """
 
 from __future__ import annotations
@@ -352,10 +356,11 @@ def alias_declaration(alias: ir.AliasType, argument: bool = False) -> Declaratio
     return Declaration(jsdoc(docs_lines(alias.docs)), f"type {alias.name} = {target};")
 
 
-def declaration_text(declaration: Declaration) -> str:
-    """One declaration laid out: its comment, its head, then its members two spaces in and
-    the closing brace when it is a block."""
-    lines = [*declaration.comment, declaration.head]
+def declaration_text(declaration: Declaration, export: bool = False) -> str:
+    """One declaration laid out: its comment, its head (after `export ` when `export`),
+    then its members two spaces in and the closing brace when it is a block."""
+    head = f"export {declaration.head}" if export else declaration.head
+    lines = [*declaration.comment, head]
     if declaration.block:
         for member in declaration.members:
             if member.comment:  # most members have none
@@ -365,15 +370,19 @@ def declaration_text(declaration: Declaration) -> str:
     return "\n".join(lines)
 
 
-def tool_declarations(tool: ir.Tool) -> tuple[str, ...]:
+def tool_declarations(tool: ir.Tool, export: bool = False) -> tuple[str, ...]:
     """The declarations of one tool's named types, in IR order, laid out; the types its
-    arguments reach are spelled for a caller (`spell_argument`)."""
+    arguments reach are spelled for a caller (`spell_argument`). `export`: as the SDK
+    module declares them (the docs catalog shows them without)."""
     arguments = argument_types(tool)
     return tuple(
         declaration_text(
-            object_declaration(named, named.name in arguments)
-            if isinstance(named, ir.ObjectType)
-            else alias_declaration(named, named.name in arguments)
+            (
+                object_declaration(named, named.name in arguments)
+                if isinstance(named, ir.ObjectType)
+                else alias_declaration(named, named.name in arguments)
+            ),
+            export,
         )
         for named in tool.types
     )
@@ -392,7 +401,7 @@ def typescript_chunk(tool: ir.Tool) -> TypeScriptChunk:
     key = ts_key(tool.name)
     output = "JsonValue" if tool.output is None else spell(tool.output)
     return TypeScriptChunk(
-        tool_declarations(tool),
+        tool_declarations(tool, export=True),
         Member(jsdoc(tool_doc_lines(tool)), f"{key}: {spell(tool.args)};"),
         Member((), f"{key}: {output};"),
     )
@@ -415,7 +424,7 @@ def declarations(catalog: ir.Catalog, memo: ChunkMemo | None = None) -> list[str
 
 def declarations_from_chunks(chunks: Sequence[TypeScriptChunk]) -> list[str]:
     blocks = [block for chunk in chunks for block in chunk.declarations]
-    blocks.extend(declaration_text(d) for d in tool_maps(chunks))
+    blocks.extend(declaration_text(d, export=True) for d in tool_maps(chunks))
     return blocks
 
 

@@ -1,0 +1,247 @@
+"""An optional semantic ranker beside BM25F: a small embedding model's nearest tools, fused
+with BM25F's scores, so a question finds a tool it shares no word with ("temperature" for
+`get_weather`).
+
+The model is `wordllama` (`pip install 'codegen[search]'`), whose wheel ships its weights:
+a static embedding of the 32,000 tokens of the LLaMA-2 tokenizer in 256 dimensions (16 MB
+of float16), trained to pool; a text's vector is the sum of its tokens' vectors. It needs no
+network (the files are read from the installed package, downloads disabled), no GPU and no
+process of its own. It is loaded on first use, once per process, and kept: a read-only
+table of 16 MB plus the tokenizer. The process grows by about 75 MB (numpy 12, the
+package's imports 30, the model 32; 105 MB at the peak of the load) in about 0.3 s;
+`bench/bench_search.py` measures it.
+
+What is embedded per tool (`text`): its own name's words, title, the first
+`MAX_DESCRIPTION` characters of its description and its parameters' names. Adding the
+server's words or the parameters' descriptions, or weighting tokens by their rarity in the
+catalog, measured no better on BFCL and LiveMCPBench.
+
+The fusion (`SemanticIndex.fuse`): each BM25F score divided by the query's best one, plus
+`WEIGHT` times a semantic credit that only the `DEPTH` nearest tools get: their cosine
+similarity rescaled so the nearest scores 1 and the next tool after them 0. Measured
+against reciprocal rank fusion (constants 2 to 60, semantic weights 0.3 to 1, over the
+whole catalog or only among BM25F's matches), it gains 0.02 more R@1 on BFCL and 0.01 to
+0.02 more on LiveMCPBench, R@5 and R@10 on BFCL within 0.005; crediting only BM25F's
+matches measured the same or slightly worse.
+
+Deterministic to the bit, on any machine: the float16 weights are exact multiples of 2^-24,
+so a text's vector is summed in integers; it is scaled to unit length once (`math.fsum`,
+correctly rounded) and rounded to integers of at most `SCALE`. Every partial sum of a dot
+product of two such vectors is an integer below 2^37, exact in a float64 whatever order or
+kernel the BLAS library sums in, so a similarity is an exact integer (and the credit a
+fraction of integers). Ties among the nearest all get the same credit; ties in the fused
+scores go to the name that sorts first, as in BM25F.
+
+Memory per index: 2 KB per tool (256 float64 integers: 6 MB for 3,000 tools), which lets
+the similarity be one BLAS matrix-vector product (0.1 ms for 3,000 tools).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+import math
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .documents import Document
+from .terms import split_words
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+PACKAGE = "wordllama"
+"""The model's package (`codegen[search]` pins its version)."""
+
+DEPTH = 20
+"""Nearest tools a query credits: the 21st nearest is the zero of the scale."""
+WEIGHT = 0.5
+"""The semantic credit's weight beside BM25F's score (the best match scoring 1). Chosen on
+BFCL and LiveMCPBench: weights 0.35 to 0.75 and depths 20 to 100 move BFCL's recall by at
+most 0.01 and LiveMCPBench's by at most 0.03."""
+
+MAX_DESCRIPTION = 500
+"""Characters of a tool's description embedded (the first ones)."""
+MAX_TEXT = 2_000
+"""Characters of a tool's text embedded in all."""
+MAX_QUERY_CHARS = 4_096
+"""Characters of a query embedded (the first ones): tokenizing 4,096 characters costs 1 ms
+(English) to 4 ms (emoji), and a question's first 4,000 characters say what it is about."""
+
+SCALE = 1 << 14
+"""A unit vector's components become integers of at most this size: fine enough to leave
+every ranking as the float vectors give it, small enough that a dot product over 256
+dimensions (at most 2^36) stays exact in a float64."""
+
+_FIXED = float(1 << 24)
+"""float16 values are multiples of 2^-24 below 2^16: times this, exact integers."""
+
+_lock = threading.Lock()
+_loaded: dict[str, Model | None] = {}
+"""The process's model once loaded (None when it could not be), under `_lock`."""
+
+
+def available() -> bool:
+    """Whether the model's package is installed (nothing is imported)."""
+    return importlib.util.find_spec(PACKAGE) is not None
+
+
+def model() -> Model | None:
+    """The model, loaded on the first call of the process and kept; None when `wordllama`
+    is not installed or its files cannot be read (then never tried again)."""
+    with _lock:
+        if PACKAGE not in _loaded:
+            _loaded[PACKAGE] = _load() if available() else None
+        return _loaded[PACKAGE]
+
+
+def _load() -> Model | None:
+    """The bundled model, read from the installed package with downloads disabled.
+
+    `wordllama` configures the root logger when imported (`logging.basicConfig`); a
+    library must not, so the root logger's handlers and level are put back."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        package = importlib.import_module(PACKAGE)
+        # The weights sit in the package's `weights/`, the tokenizer in its `tokenizers/`,
+        # which `load` only finds as a cache directory: the package's own folder is one.
+        inference = package.WordLlama.load(
+            cache_dir=Path(str(package.__file__)).parent, disable_download=True
+        )
+        import numpy as np
+
+        vectors = np.asarray(inference.embedding).astype(np.float16)
+        vectors.flags.writeable = False
+        return Model(inference.tokenizer, vectors)
+    except Exception:  # a broken install leaves BM25F alone; `model()` says None
+        return None
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+
+
+class Model:
+    """The tokenizer and the token vectors: read-only, shared by every index."""
+
+    __slots__ = ("_tokenizer", "_vectors")
+
+    def __init__(self, tokenizer: Any, vectors: NDArray[np.float16]) -> None:
+        self._tokenizer = tokenizer
+        self._vectors = vectors
+
+    @property
+    def dimensions(self) -> int:
+        return int(self._vectors.shape[1])
+
+    def embed(self, text: str) -> NDArray[np.float64]:
+        """The unit vector of `text` (its first `MAX_QUERY_CHARS` characters) times `SCALE`,
+        rounded to integers (held in float64s); zeros when it has no token."""
+        import numpy as np
+
+        ids = self._tokenizer.encode(text[:MAX_QUERY_CHARS], add_special_tokens=False).ids
+        if not ids:
+            return np.zeros(self.dimensions)
+        rows = np.clip(np.asarray(ids, dtype=np.int64), 0, self._vectors.shape[0] - 1)
+        rows, counts = np.unique(rows, return_counts=True)  # each distinct token's row once
+        fixed = (self._vectors[rows].astype(np.float64) * _FIXED).astype(np.int64)
+        total = (fixed * counts[:, None]).sum(axis=0)
+        exact = total.astype(np.float64)  # below 2^53: exact
+        norm = math.sqrt(math.fsum(x * x for x in exact.tolist()))
+        if norm == 0.0:
+            return np.zeros(self.dimensions)
+        vector: NDArray[np.float64] = np.rint(exact * (SCALE / norm))
+        return vector
+
+    def embed_all(self, texts: Sequence[str]) -> NDArray[np.float64]:
+        """One row per text."""
+        import numpy as np
+
+        matrix = np.zeros((len(texts), self.dimensions))
+        for row, text in enumerate(texts):
+            matrix[row] = self.embed(text)
+        return matrix
+
+
+def text(doc: Document) -> str:
+    """What is embedded of a tool: its own name's words, title, the start of its
+    description and its parameters' names."""
+    parts = (
+        " ".join(split_words(doc.own_name)),
+        doc.title,
+        doc.description[:MAX_DESCRIPTION],
+        " ".join(" ".join(split_words(p.name)) for p in doc.parameters),
+    )
+    return ". ".join(part for part in parts if part)[:MAX_TEXT]
+
+
+class SemanticIndex:
+    """The vectors of an index's documents (in its order), and the fusion."""
+
+    __slots__ = ("_model", "_rows", "_vectors")
+
+    def __init__(
+        self, model: Model, vectors: NDArray[np.float64], rows: dict[str, NDArray[np.int64]]
+    ) -> None:
+        self._model = model
+        self._vectors = vectors
+        self._rows = rows
+
+    @classmethod
+    def build(cls, documents: Sequence[Document], model: Model) -> SemanticIndex:
+        import numpy as np
+
+        vectors = model.embed_all([text(doc) for doc in documents])
+        vectors.flags.writeable = False
+        servers: dict[str, list[int]] = {}
+        for row, doc in enumerate(documents):
+            servers.setdefault(doc.server, []).append(row)
+        rows = {server: np.asarray(found, dtype=np.int64) for server, found in servers.items()}
+        return cls(model, vectors, rows)
+
+    def credits(self, query: str, server: str | None = None) -> dict[int, float]:
+        """The `DEPTH` nearest documents to `query` (among `server`'s when given), each with
+        its credit in (0, 1]: 1 for the nearest, down towards 0 for the next after them."""
+        import numpy as np
+
+        if server is None:
+            rows = None
+            vectors = self._vectors
+        else:
+            rows = self._rows.get(server)
+            if rows is None:
+                return {}
+            vectors = self._vectors[rows]
+        if len(vectors) < 2:
+            return {}
+        vector = self._model.embed(query)
+        if not vector.any():
+            return {}
+        similarity = (vectors @ vector).astype(np.int64)  # exact: see the module's docstring
+        cut = max(len(similarity) - 1 - DEPTH, 0)
+        zero = int(np.partition(similarity, cut)[cut])
+        span = int(similarity.max()) - zero
+        if span <= 0:
+            return {}
+        near = np.flatnonzero(similarity > zero)
+        found = near if rows is None else rows[near]
+        return {
+            int(doc): (int(value) - zero) / span
+            for doc, value in zip(found.tolist(), similarity[near].tolist(), strict=True)
+        }
+
+    def fuse(self, query: str, scores: dict[int, float], server: str | None) -> dict[int, float]:
+        """BM25F's `scores` (already limited to `server`) divided by the best one, plus
+        `WEIGHT` times each document's semantic credit."""
+        best = max(scores.values(), default=0.0)
+        fused = {doc: score / best for doc, score in scores.items()} if best > 0.0 else {}
+        get = fused.get
+        for doc, credit in self.credits(query, server).items():
+            fused[doc] = get(doc, 0.0) + WEIGHT * credit
+        return fused
