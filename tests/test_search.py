@@ -653,7 +653,7 @@ def test_stopwords_are_dropped_from_queries() -> None:
     assert query_terms("the of and or") == ()
 
 
-# --- the semantic ranker (`codegen[search]`) ----------------------------------------------------
+# --- the semantic ranker (`tool-codegen[search]`) ----------------------------------------------------
 
 
 @pytest.fixture(scope="module")

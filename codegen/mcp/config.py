@@ -40,6 +40,12 @@ from .._support.user_files import read_toml
 from ..errors import Diagnostic, InvalidInputError, UsageError, escape_pointer_token
 from ..load import json_text, namespaces
 
+UPSTREAM_MESSAGE = 16 * 1024 * 1024
+"""Bytes one message from an upstream may have (a tool's result, a page of its tools) unless
+the config's `limits.upstream_message` says otherwise: a bigger one is an error to the
+request it answers, never read whole. Here, not beside the connection code, so reading a
+config (`serve --print-config-example`, a plan) needs no MCP SDK."""
+
 MODES = ("code", "both")
 SDK_PLACES = ("description", "instructions")
 """Where the SDK section goes: `run_code`'s description (every client shows tool

@@ -17,13 +17,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TextIO
 
-from .config import Upstream
+from .config import UPSTREAM_MESSAGE, Upstream
 from .listing import EndlessListing, Listing, list_tools, raw_pages
-
-UPSTREAM_MESSAGE = 16 * 1024 * 1024
-"""Bytes one message from an upstream may have (a tool's result, a page of its tools) unless
-the config's `limits.upstream_message` says otherwise: a bigger one is an error to the
-request it answers, never read whole."""
 
 
 class StartFailed(Exception):

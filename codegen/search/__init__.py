@@ -5,7 +5,7 @@ Code Mode programs call `search(query, k=8, server=None)` over every tool the ho
 tool from its MCP definition, `SearchIndex.build` indexes a catalog once, and
 `SearchIndex.search` answers with a `Ranking`. Pure Python and standard library only; nothing
 else in `codegen` is imported, so any layer may use it. `SearchIndex.build(...,
-semantic="auto")` adds an optional semantic ranker when `codegen[search]` is installed (an
+semantic="auto")` adds an optional semantic ranker when `tool-codegen[search]` is installed (an
 embedding model shipped in the `wordllama` wheel, with numpy), loaded on first use.
 
 The modules read top down: `terms` (words, stopwords, stemming), `documents` (a definition

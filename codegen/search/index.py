@@ -99,7 +99,7 @@ class SearchIndex:
         document that sorts first is kept), a document without a name not at all.
 
         `semantic="auto"` adds the semantic ranker (`semantic.py`) when its model is
-        installed (`codegen[search]`); without it, or with None, the index is BM25F alone."""
+        installed (`tool-codegen[search]`); without it, or with None, the index is BM25F alone."""
         kept: dict[str, Document] = {}
         for doc in documents:
             if doc.name and (doc.name not in kept or doc < kept[doc.name]):

@@ -2,7 +2,7 @@
 with BM25F's scores, so a question finds a tool it shares no word with ("temperature" for
 `get_weather`).
 
-The model is `wordllama` (`pip install 'codegen[search]'`), whose wheel ships its weights:
+The model is `wordllama` (`pip install 'tool-codegen[search]'`), whose wheel ships its weights:
 a static embedding of the 32,000 tokens of the LLaMA-2 tokenizer in 256 dimensions (16 MB
 of float16), trained to pool; a text's vector is the sum of its tokens' vectors. It needs no
 network (the files are read from the installed package, downloads disabled), no GPU and no
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 PACKAGE = "wordllama"
-"""The model's package (`codegen[search]` pins its version)."""
+"""The model's package (`tool-codegen[search]` pins its version)."""
 
 DEPTH = 20
 """Nearest tools a query credits: the 21st nearest is the zero of the scale."""

@@ -32,6 +32,7 @@ from ..errors import UsageError
 from .config import (
     LIMIT_KEYS,
     MIN_BUDGET,
+    UPSTREAM_MESSAGE,
     ServeConfig,
     example_text,
     load_servers_file,
@@ -39,7 +40,6 @@ from .config import (
     parse_limit,
     user_config,
 )
-from .upstream import UPSTREAM_MESSAGE
 
 DEFAULT_BUDGET = 2048
 """The default description budget (`codemode.tiers.DEFAULT_BUDGET`, which a test pins to
@@ -199,7 +199,7 @@ def run_serve(args: argparse.Namespace) -> int:
         import mcp  # noqa: F401
     except ImportError:
         raise UsageError(
-            "serve needs the MCP SDK, which is not installed: pip install 'codegen[serve]'"
+            "serve needs the MCP SDK, which is not installed: pip install 'tool-codegen[serve]'"
         ) from None
     settled = plan(args)
     runtime = _runtime(settled)

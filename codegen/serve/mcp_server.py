@@ -203,11 +203,11 @@ class Host:
                     kwargs["notification_options"] = NotificationOptions(tools_changed=True)
                 return super().create_initialization_options(*args, **kwargs)
 
-        from importlib.metadata import version
+        from .._support.distribution import installed_version
 
         self.server = CodegenServer(
             NAME,
-            version=version("codegen"),
+            version=installed_version(),
             instructions=None,
             on_list_tools=list_tools,
             on_call_tool=call_tool,

@@ -26,9 +26,8 @@ import anyio
 import anyio.abc
 
 from ..mcp.client import bind
-from ..mcp.config import Upstream
+from ..mcp.config import UPSTREAM_MESSAGE, Upstream
 from ..mcp.connect import (
-    UPSTREAM_MESSAGE,
     StartFailed,
     describe,
     list_all,

@@ -398,7 +398,7 @@ def _require_sdk() -> None:
         import mcp  # noqa: F401
     except ImportError:
         raise UsageError(
-            "harvest needs the MCP SDK, which is not installed: pip install 'codegen[mcp]'"
+            "harvest needs the MCP SDK, which is not installed: pip install 'tool-codegen[mcp]'"
         ) from None
 
 
@@ -464,7 +464,7 @@ def harvest_mcp(
     """Start `command` as an MCP server over stdio, list its tools and stop it (and every
     process it started). Raises `HarvestError` when the server fails, `UsageError` when it
     cannot be started."""
-    from ..mcp.connect import UPSTREAM_MESSAGE
+    from ..mcp.config import UPSTREAM_MESSAGE
 
     _require_sdk()
     console = console or Console()
@@ -478,7 +478,7 @@ def harvest_mcp(
 def message_cap(config: ServeConfig) -> int:
     """What one message from an upstream may hold: the config's `upstream_message` limit,
     else serve's default."""
-    from ..mcp.connect import UPSTREAM_MESSAGE
+    from ..mcp.config import UPSTREAM_MESSAGE
 
     return int(dict(config.settings.limits).get("upstream_message", UPSTREAM_MESSAGE))
 

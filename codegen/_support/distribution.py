@@ -1,0 +1,43 @@
+"""The distribution this package is installed from, and the other one that shares its name.
+
+The package imports as `codegen`, but it is published as `tool-codegen`: the name `codegen`
+on the public package index belongs to another project, which also installs a top-level
+`codegen` package. Versions are therefore looked up by the distribution name, never by the
+import name (which would report the other project's version when both are installed).
+"""
+
+from __future__ import annotations
+
+DISTRIBUTION = "tool-codegen"
+"""The name `pip install` takes."""
+
+CLASHING = "codegen"
+"""Another project's distribution that installs a package of the same import name."""
+
+
+def installed_version() -> str:
+    """This distribution's version, or `0+unknown` when it runs from a source tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def clash() -> str | None:
+    """A warning when the other `codegen` distribution is installed in this environment too:
+    both write the same `codegen/` folder, so whichever was installed last has overwritten
+    files of the other."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        other = version(CLASHING)
+    except PackageNotFoundError:
+        return None
+    return (
+        f"the distribution {CLASHING!r} {other} (another project) is installed beside "
+        f"{DISTRIBUTION!r}; both install the package `codegen`, so one has overwritten the "
+        f"other's files: uninstall both and reinstall {DISTRIBUTION!r} alone, or keep each in "
+        "its own virtual environment (pipx and uvx do that)"
+    )
