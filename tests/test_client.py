@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import pickle
-import re
 import shlex
 import subprocess
 import sys
@@ -39,6 +38,7 @@ from codegen.client import ToolCallError, UnknownToolError, bind
 from codegen.workflow.harvest import sweep_group
 from conftest import ROOT
 from processes import running
+from readme_examples import NPX, fenced, section
 
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 EXAMPLE_HEADING = "## Calling tools from Python"
@@ -709,31 +709,10 @@ def test_the_generated_sdk_gives_the_names_up_front(everything: tuple[Path, list
 
 # --- the README example -----------------------------------------------------------------
 
-NPX = """#!/bin/sh
-# Stands in for npx: starts the locally installed server instead of downloading it.
-echo $$ >> {pids}
-[ "$1" = "-y" ] && shift
-[ "$1" = "@modelcontextprotocol/server-everything" ] || {{
-    echo "npx stand-in: unexpected arguments: $*" >&2
-    exit 2
-}}
-shift
-exec {server} "$@"
-"""
-"""Paths are written in: the MCP SDK starts servers with a reduced environment."""
-
 
 def example_text() -> str:
     """The README's section on calling tools from Python, up to the next heading."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert EXAMPLE_HEADING in readme, "README.md lost its client example"
-    section = readme[readme.index(EXAMPLE_HEADING) :]
-    following = re.search(r"^## ", section[len(EXAMPLE_HEADING) :], re.MULTILINE)
-    return section[: len(EXAMPLE_HEADING) + following.start()] if following else section
-
-
-def fenced(markdown: str, language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```$", markdown, re.MULTILINE | re.DOTALL)
+    return section(EXAMPLE_HEADING, r"^## ")
 
 
 @pytest.mark.slow

@@ -433,3 +433,39 @@ def test_the_harvest_names_what_serve_exposes(
         except subprocess.TimeoutExpired:
             front.kill()
             front.wait()
+
+
+README_BLOCK = re.compile(
+    r"`\{\"server\": \"<its name in the config>\", \"tools\": \[\.\.\.\]\}`:\n\n```sh\n(?P<commands>.*?)```",
+    re.S,
+)
+
+
+@pytest.mark.slow
+def test_the_readme_harvest_from_a_config_runs_as_written(tmp_path: Path) -> None:
+    """README.md's two commands, as written, with `~` a fresh home whose serve config
+    fronts `mcp-server-time` (under a name with a space, as client configs often have)."""
+    found = README_BLOCK.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert found is not None, "README.md lost its harvest-from-a-config example"
+    home = tmp_path / "home"
+    config = home / ".config" / "codegen" / "serve.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": {"Time Server": {"command": TIME}}}))
+    work = tmp_path / "work"
+    work.mkdir()
+    bin_dir = Path(sys.executable).parent
+    env = {
+        "HOME": str(home),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(ROOT),
+    }
+    script = 'set -euo pipefail\ncodegen() { python -m codegen "$@"; }\n' + found["commands"]
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    harvested = json.loads((work / "tools" / "time_server.json").read_text())
+    assert harvested["server"] == "Time Server"
+    assert {tool["name"] for tool in harvested["tools"]} == {"get_current_time", "convert_time"}
+    generated = "\n".join(p.read_text() for p in (work / "generated").rglob("*.py"))
+    assert "time_server__get_current_time" in generated

@@ -33,6 +33,7 @@ from codegen.cli import main
 from codegen.render.typescript.runtime import BIND_MODULE, bind_module_text
 from conftest import ROOT
 from processes import running
+from readme_examples import NPX, fenced, section
 from tsc import NODE_MODULES, NPM_HINT, node
 
 TSC = NODE_MODULES / "typescript" / "bin" / "tsc"
@@ -569,31 +570,10 @@ def test_end_to_end_with_server_everything(harvested: Path, tmp_path: Path) -> N
 
 # --- the README example -----------------------------------------------------------------
 
-NPX = """#!/bin/sh
-# Stands in for npx: starts the locally installed server instead of downloading it.
-echo $$ >> {pids}
-[ "$1" = "-y" ] && shift
-[ "$1" = "@modelcontextprotocol/server-everything" ] || {{
-    echo "npx stand-in: unexpected arguments: $*" >&2
-    exit 2
-}}
-shift
-exec {server} "$@"
-"""
-"""Paths are written in: the MCP SDK starts servers with a reduced environment."""
-
 
 def example_text() -> str:
     """The README's section on calling tools from TypeScript, up to the next heading."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert EXAMPLE_HEADING in readme, "README.md lost its TypeScript client example"
-    section = readme[readme.index(EXAMPLE_HEADING) :]
-    following = re.search(r"^##", section[len(EXAMPLE_HEADING) :], re.MULTILINE)
-    return section[: len(EXAMPLE_HEADING) + following.start()] if following else section
-
-
-def fenced(markdown: str, language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```$", markdown, re.MULTILINE | re.DOTALL)
+    return section(EXAMPLE_HEADING, r"^##")
 
 
 @pytest.mark.slow
