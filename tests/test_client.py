@@ -711,7 +711,7 @@ def test_the_generated_sdk_gives_the_names_up_front(everything: tuple[Path, list
 
 
 def example_text() -> str:
-    """The README's section on calling tools from Python, up to the next heading."""
+    """README.md's section on calling tools from Python, up to the next heading."""
     return section(EXAMPLE_HEADING, r"^## ")
 
 

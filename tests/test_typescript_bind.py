@@ -572,7 +572,7 @@ def test_end_to_end_with_server_everything(harvested: Path, tmp_path: Path) -> N
 
 
 def example_text() -> str:
-    """The README's section on calling tools from TypeScript, up to the next heading."""
+    """README.md's section on calling tools from TypeScript, up to the next heading."""
     return section(EXAMPLE_HEADING, r"^##")
 
 
