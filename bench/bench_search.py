@@ -42,7 +42,7 @@ into `bench/.cache/` by `catalogs.wheel`; nothing is installed):
    snake_case, dotted and upper-case spaced: the share of queries ranking the tool first.
    Spellings that several names share (`math.factorial`, `math_factorial`) cannot all rank
    first; they are counted apart.
-4. Speed: ToolUniverse's first 3,000 tools (1.85 MB of text) and a catalog of typical
+4. Speed: ToolUniverse's first 3,000 tools (2.06 MB of text) and a catalog of typical
    text (BFCL, LiveMCPBench and the vendored MCP corpus together): `document()` for every
    tool, then the build (median and minimum of 7, wall time, with the cyclic collector
    left on as a host would have it), then the query time (p50, p95) over 500 BFCL
@@ -83,7 +83,9 @@ sys.path.insert(0, str(ROOT))
 from catalogs import tooluniverse_catalog, wheel  # noqa: E402
 
 from codegen.load.namespaces import sanitize  # noqa: E402
-from codegen.search import SearchIndex, document, semantic  # noqa: E402
+from codegen.search import Document, SearchIndex, document, semantic  # noqa: E402
+from codegen.search.documents import split_name  # noqa: E402
+from codegen.search.index import _interleave  # noqa: E402
 from codegen.search.terms import split_words  # noqa: E402
 
 SINGLE_TURN = (
@@ -129,10 +131,14 @@ def _function(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def bfcl_data() -> Path:
+    return wheel("bfcl-eval") / "bfcl_eval" / "data"
+
+
 def bfcl_functions(categories: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The functions of the records of `categories` (all files when None), de-duplicated by
     name, the first one kept."""
-    data = wheel("bfcl-eval") / "bfcl_eval" / "data"
+    data = bfcl_data()
     if categories is None:
         paths = [
             p for p in sorted(data.glob("BFCL_v4_*.json")) if "format_sensitivity" not in p.name
@@ -148,7 +154,7 @@ def bfcl_functions(categories: Sequence[str] | None = None) -> list[dict[str, An
 
 
 def bfcl_questions() -> list[Case]:
-    data = wheel("bfcl-eval") / "bfcl_eval" / "data"
+    data = bfcl_data()
     cases = []
     for category in SINGLE_TURN:
         answers = {
@@ -204,8 +210,9 @@ _PLAIN = re.compile(r"[a-z0-9]+")
 class PlainBM25:
     """Okapi BM25 over one bag of words per tool, as the module docstring says."""
 
-    def __init__(self, definitions: Sequence[dict[str, Any]], k1: float = 1.2, b: float = 0.75):
-        docs = {d["name"]: document(d) for d in definitions}
+    def __init__(self, documents: Sequence[Document]) -> None:
+        k1, b = 1.2, 0.75
+        docs = {doc.name: doc for doc in documents}
         self.names = sorted(docs)
         bags = []
         for name in self.names:
@@ -232,12 +239,7 @@ class PlainBM25:
                     scores[index] += weight
             best = heapq.nsmallest(k, scores.items(), key=lambda item: (-item[1], item[0]))
             rankings.append([index for index, _ in best])
-        seen: dict[int, None] = {}
-        for rank in range(k):
-            for ranking in rankings:
-                if rank < len(ranking):
-                    seen.setdefault(ranking[rank], None)
-        return [self.names[i] for i in list(seen)[:k]]
+        return [self.names[i] for i in _interleave(rankings, k)]
 
 
 def ours(index: SearchIndex) -> Rank:
@@ -249,11 +251,27 @@ def per_step(rank: Rank) -> Rank:
     return lambda steps, k: [name for step in steps for name in rank(step, k)]
 
 
+HYBRID = semantic.available() and "--bm25f" not in sys.argv[1:]
+"""Whether the hybrid column is printed."""
+
+
+def build(docs: Sequence[Document], hybrid: bool = False) -> SearchIndex:
+    return SearchIndex.build(docs, semantic="auto" if hybrid else None)
+
+
+def columns(docs: Sequence[Document]) -> list[Rank]:
+    """One ranker per column of the table: ours, the hybrid (when shown), plain BM25."""
+    ranks = [ours(build(docs))]
+    if HYBRID:
+        ranks.append(ours(build(docs, True)))
+    return [*ranks, PlainBM25(docs).rank]
+
+
 # --- measures -------------------------------------------------------------------------------
 
 
 def own(name: str) -> str:
-    return name.split("__", 1)[1] if "__" in name else name
+    return split_name(name)[1]
 
 
 def recall(rank: Rank, cases: Sequence[Case], k: int, by_own_name: bool = False) -> float:
@@ -290,41 +308,23 @@ def milliseconds(function: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-HYBRID = semantic.available() and "--bm25f" not in sys.argv[1:]
-"""Whether the hybrid column is printed."""
+def numbers(values: Sequence[float]) -> str:
+    return " / ".join(f"{v:.3f}" for v in values)
 
 
-def build(docs: Sequence[Any], hybrid: bool = False) -> SearchIndex:
-    return SearchIndex.build(docs, semantic="auto" if hybrid else None)
-
-
-def row(
-    label: str,
-    mine: Sequence[float],
-    plain: Sequence[float] = (),
-    target: str = "",
-    hybrid: Sequence[float] = (),
-) -> None:
-    cells = [" / ".join(f"{v:.3f}" for v in values) for values in (mine, hybrid, plain)]
-    if not HYBRID:
-        del cells[1]
-    print(f"| {label} | {' | '.join(cells)} | {target} |")
-
-
-def text_row(label: str, mine: str, hybrid: str = "", target: str = "") -> None:
-    cells = [mine, hybrid, ""] if HYBRID else [mine, ""]
-    print(f"| {label} | {' | '.join(cells)} | {target} |")
+def row(label: str, cells: Sequence[str], target: str = "") -> None:
+    """One line of the table: `cells` fill the first columns (ours, the hybrid when shown,
+    plain BM25), the rest are left blank."""
+    blank = [""] * ((3 if HYBRID else 2) - len(cells))
+    print(f"| {label} | {' | '.join([*cells, *blank])} | {target} |")
 
 
 # --- the report -----------------------------------------------------------------------------
 
 
-def bfcl_table(
-    functions: list[dict[str, Any]], questions: list[Case]
-) -> tuple[SearchIndex, SearchIndex | None]:
-    index = build([document(d) for d in functions])
-    hybrid = build([document(d) for d in functions], True) if HYBRID else None
-    plain = PlainBM25(functions)
+def bfcl_table(functions: list[dict[str, Any]], questions: list[Case]) -> list[Rank]:
+    """The BFCL rows; our rankers over the pooled functions (plain BM25's left out)."""
+    ranks = columns([document(d) for d in functions])
     live = [c for c in questions if c.category.startswith("live_")]
     rest = [c for c in questions if not c.category.startswith("live_")]
     for label, cases, target in (
@@ -334,38 +334,26 @@ def bfcl_table(
     ):
         row(
             f"BFCL R@1 / R@5 / R@10, {label} ({len(cases)}), pooled {len(functions)} functions",
-            [recall(ours(index), cases, k) for k in (1, 5, 10)],
-            [recall(plain.rank, cases, k) for k in (1, 5, 10)],
+            [numbers([recall(rank, cases, k) for k in (1, 5, 10)]) for rank in ranks],
             target,
-            [recall(ours(hybrid), cases, k) for k in (1, 5, 10)] if hybrid else (),
         )
-    mine = [0.0, 0.0, 0.0]
-    theirs = [0.0, 0.0, 0.0]
-    both = [0.0, 0.0, 0.0]
+    totals = [[0.0, 0.0, 0.0] for _ in ranks]
     for category in SINGLE_TURN:
-        functions_here = bfcl_functions([category])
-        here = build([document(d) for d in functions_here])
-        hybrid_here = build([document(d) for d in functions_here], True) if HYBRID else None
-        plain_here = PlainBM25(functions_here)
+        here = columns([document(d) for d in bfcl_functions([category])])
         cases = [c for c in questions if c.category == category]
-        for i, k in enumerate((1, 5, 10)):
-            mine[i] += recall(ours(here), cases, k) * len(cases) / len(questions)
-            theirs[i] += recall(plain_here.rank, cases, k) * len(cases) / len(questions)
-            if hybrid_here:
-                both[i] += recall(ours(hybrid_here), cases, k) * len(cases) / len(questions)
+        for total, rank in zip(totals, here, strict=True):
+            for i, k in enumerate((1, 5, 10)):
+                total[i] += recall(rank, cases, k) * len(cases) / len(questions)
     row(
         "BFCL R@1 / R@5 / R@10, each category against its own functions",
-        mine,
-        theirs,
-        hybrid=both if HYBRID else (),
+        [numbers(total) for total in totals],
     )
-    return index, hybrid
+    return ranks[:-1]
 
 
-def livemcpbench_table(tools: list[dict[str, Any]], tasks: list[Case]) -> None:
-    index = build([document(d) for d in tools])
-    hybrid = build([document(d) for d in tools], True) if HYBRID else None
-    plain = PlainBM25(tools)
+def livemcpbench_table(tools: list[dict[str, Any]], tasks: list[Case]) -> list[str]:
+    """The LiveMCPBench rows; the annotated tools no server has."""
+    ranks = columns([document(d) for d in tools])
     known = {own(d["name"]) for d in tools}
     present = [
         Case(c.category, c.query, tuple(t for t in c.truth if t in known))
@@ -378,57 +366,39 @@ def livemcpbench_table(tools: list[dict[str, Any]], tasks: list[Case]) -> None:
         ("combined, missing tools left out", present, False, ""),
         ("per step, missing tools left out", present, True, ">= 0.75 / 0.70"),
     ):
-
-        def measure(rank: Rank, cases: list[Case] = cases, step: bool = step) -> list[float]:
-            rank = per_step(rank) if step else rank
-            return [recall(rank, cases, 5, True), all_correct(rank, cases, 10)]
-
+        measured = [per_step(rank) if step else rank for rank in ranks]
         row(
             f"{label}, {how}",
-            measure(ours(index)),
-            measure(plain.rank),
+            [numbers([recall(r, cases, 5, True), all_correct(r, cases, 10)]) for r in measured],
             target,
-            measure(ours(hybrid)) if hybrid else (),
         )
+    return sorted({t for task in tasks for t in task.truth if t not in known})
 
 
-def exact_names(index: SearchIndex, functions: list[dict[str, Any]]) -> tuple[int, int, int, int]:
-    """(spellings one name has, of them ranked first, shared spellings, of them first)."""
-    groups: dict[str, list[str]] = defaultdict(list)
-    for d in functions:
-        groups[" ".join(split_words(d["name"]))].append(d["name"])
-    first = total = shared = shared_first = 0
-    for d in functions:
-        name = d["name"]
-        ambiguous = len(groups[" ".join(split_words(name))]) > 1
+def exact_names_table(ranks: Sequence[Rank], functions: list[dict[str, Any]]) -> None:
+    """Each spelling of each name, the name's tool first? Spellings that several names share
+    are counted apart."""
+    names = [d["name"] for d in functions]
+    groups = Counter(" ".join(split_words(name)) for name in names)
+    alone: list[tuple[str, str]] = []
+    shared: list[tuple[str, str]] = []
+    for name in names:
+        ambiguous = groups[" ".join(split_words(name))] > 1
         for query in spellings(name):
-            top = index.search(query, 1).names == (name,)
-            if ambiguous and query != name:
-                shared += 1
-                shared_first += top
-            else:
-                total += 1
-                first += top
-    return total, first, shared, shared_first
+            (shared if ambiguous and query != name else alone).append((name, query))
 
+    def first(rank: Rank, queries: list[tuple[str, str]]) -> int:
+        return sum(tuple(rank(query, 1)) == (name,) for name, query in queries)
 
-def exact_names_table(
-    index: SearchIndex, hybrid: SearchIndex | None, functions: list[dict[str, Any]]
-) -> None:
-    total, first, shared, shared_first = exact_names(index, functions)
-    _, first_h, _, shared_first_h = exact_names(hybrid, functions) if hybrid else (0, 0, 0, 0)
-    groups = Counter(" ".join(split_words(d["name"])) for d in functions)
-    text_row(
-        f"exact names: ranked first ({total} spellings of {len(functions)} names)",
-        f"{first / total:.1%}",
-        f"{first_h / total:.1%}",
+    row(
+        f"exact names: ranked first ({len(alone)} spellings of {len(names)} names)",
+        [f"{first(rank, alone) / len(alone):.1%}" for rank in ranks],
         "100%",
     )
-    text_row(
+    row(
         f"exact names: spellings shared by {sum(n > 1 for n in groups.values())} groups "
-        f"of names ({shared}), the tool first",
-        f"{shared_first / max(shared, 1):.1%}",
-        f"{shared_first_h / max(shared, 1):.1%}",
+        f"of names ({len(shared)}), the tool first",
+        [f"{first(rank, shared) / max(len(shared), 1):.1%}" for rank in ranks],
     )
 
 
@@ -436,36 +406,26 @@ def speed_table(label: str, definitions: list[dict[str, Any]], queries: list[str
     start = time.perf_counter()
     docs = [document(d) for d in definitions]
     made = (time.perf_counter() - start) * 1000
-    cells = []
+    builds, searches = [], []
     for hybrid in (False, True) if HYBRID else (False,):
-        builds = [milliseconds(lambda h=hybrid: build(docs, h)) for _ in range(7)]
+        times = [milliseconds(lambda h=hybrid: build(docs, h)) for _ in range(7)]
+        builds.append(f"{made:.0f}; {statistics.median(times):.0f} / {min(times):.0f}")
         index = build(docs, hybrid)
         times = [milliseconds(lambda q=q, i=index: i.search(q, 8)) for q in queries]
-        cells.append(
-            (
-                f"{statistics.median(builds):.0f} / {min(builds):.0f}",
-                f"{percentile(times, 50):.2f} / {percentile(times, 95):.2f}",
-            )
-        )
+        searches.append(f"{percentile(times, 50):.2f} / {percentile(times, 95):.2f}")
     text = sum(
         len(d.name)
         + len(d.description)
         + sum(len(p.name) + len(p.description) for p in d.parameters)
         for d in docs
     )
-    text_row(
+    row(
         f"{label}: {len(docs)} tools, {text / 1e6:.2f} MB of text: document() ms; build ms, "
         f"median / min of 7",
-        f"{made:.0f}; {cells[0][0]}",
-        f"{made:.0f}; {cells[-1][0]}",
+        builds,
         "build <= 100",
     )
-    text_row(
-        f"{label}: query ms p50 / p95 ({len(queries)} queries)",
-        cells[0][1],
-        cells[-1][1],
-        "p95 <= 5",
-    )
+    row(f"{label}: query ms p50 / p95 ({len(queries)} queries)", searches, "p95 <= 5")
 
 
 MODEL_LOAD = """
@@ -491,10 +451,9 @@ def model_table() -> None:
         text=True,
     ).stdout
     seconds, megabytes = map(float, out.split())
-    text_row(
+    row(
         f"semantic model ({semantic.PACKAGE}): load ms, fresh process; resident MB added",
-        "",
-        f"{seconds * 1000:.0f}; {megabytes:.0f}",
+        ["", f"{seconds * 1000:.0f}; {megabytes:.0f}"],
     )
 
 
@@ -506,10 +465,10 @@ def main() -> None:
         print("| measure | ours | plain BM25 | target |")
         print("| --- | ---: | ---: | ---: |")
     functions, questions = bfcl_functions(), bfcl_questions()
-    index, hybrid = bfcl_table(functions, questions)
+    ranks = bfcl_table(functions, questions)
     tools, tasks = livemcpbench()
-    livemcpbench_table(tools, tasks)
-    exact_names_table(index, hybrid, functions)
+    missing = livemcpbench_table(tools, tasks)
+    exact_names_table(ranks, functions)
 
     universe = [
         {
@@ -527,8 +486,6 @@ def main() -> None:
     if HYBRID:
         model_table()
 
-    known = {own(d["name"]) for d in tools}
-    missing = sorted({t for task in tasks for t in task.truth if t not in known})
     print(f"\nannotated LiveMCPBench tools no server has: {', '.join(missing)}")
 
 

@@ -661,13 +661,12 @@ def _run_code_schema(args: argparse.Namespace) -> int:
 
 def _catalog(args: argparse.Namespace) -> int:
     from .render.catalog import render_catalog
+    from .workflow.config import catalog_language
 
     settings = _settings(args)
     catalog = _compile(args, settings)
     if catalog is None:
         return EXIT_INVALID
-    from .workflow.config import catalog_language
-
     _emit(
         render_catalog(
             catalog,

@@ -10,7 +10,7 @@ across processes) is `codegen.engine`'s choice, never the caller's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,19 +63,8 @@ def compile_catalog(
     a whole catalog. `codegen.engine.Engine` decides when to run it and when to work tool
     by tool (through a cache, or in shares); every way gives this result."""
     definitions = tuple(definitions)
-    problems = list(diagnostics)
-    inputs = []
-    with deep_recursion(), run_memos():
-        problems.extend(check_unique_names(definitions))
-        for tool in definitions:
-            schema_input, found = prepare(tool)
-            problems.extend(found)
-            inputs.append(schema_input)
-        if has_errors(problems):
-            return Compiled(None, definitions, sort_diagnostics(problems))
-        catalog, warnings = build_catalog(inputs)
-    problems.extend(warnings)
-    return Compiled(catalog, definitions, sort_diagnostics(problems))
+    problems = [*diagnostics, *check_unique_names(definitions)]
+    return _stages(definitions, definitions, problems, build_catalog)
 
 
 def compile_schemas(
@@ -87,24 +76,36 @@ def compile_schemas(
     an error: a run reads tools or plain schemas, never both."""
     definitions = tuple(definitions)
     problems = list(diagnostics)
+    problems.extend(
+        Diagnostic(
+            definition.source,
+            definition.pointer,
+            "a tool definition among plain JSON Schemas: read them in separate runs",
+        )
+        for definition in definitions
+        if definition.format != PLAIN_SCHEMA
+    )
+    schemas = [definition for definition in definitions if definition.format == PLAIN_SCHEMA]
+    return _stages(definitions, schemas, problems, build_schema_types)
+
+
+def _stages(
+    definitions: tuple[ToolDefinition, ...],
+    built: Sequence[ToolDefinition],
+    problems: list[Diagnostic],
+    build: Callable[[list[SchemaInput]], tuple[ir.Catalog, list[Diagnostic]]],
+) -> Compiled:
+    """Each of `built` validated and normalized (`prepare`), then all of them built by
+    `build` unless an error was found (`problems` holds those found before)."""
     inputs = []
     with deep_recursion(), run_memos():
-        for definition in definitions:
-            if definition.format != PLAIN_SCHEMA:
-                problems.append(
-                    Diagnostic(
-                        definition.source,
-                        definition.pointer,
-                        "a tool definition among plain JSON Schemas: read them in separate runs",
-                    )
-                )
-                continue
+        for definition in built:
             schema_input, found = prepare(definition)
             problems.extend(found)
             inputs.append(schema_input)
         if has_errors(problems):
             return Compiled(None, definitions, sort_diagnostics(problems))
-        catalog, warnings = build_schema_types(inputs)
+        catalog, warnings = build(inputs)
     problems.extend(warnings)
     return Compiled(catalog, definitions, sort_diagnostics(problems))
 

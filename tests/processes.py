@@ -3,7 +3,10 @@ run_code workers (or sandbox launchers) are left."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import time
 
 import psutil
 
@@ -73,3 +76,19 @@ def process_group_gone(pid: int) -> bool:
         if int(fields[2]) == pid and fields[0] != "Z":  # state, ppid, pgrp
             return False
     return True
+
+
+def sweep_group(pid: int, grace: float = 0.5) -> None:
+    """End whatever is left of a process group: SIGTERM, a short wait, SIGKILL (a test that
+    fails never leaves a server behind)."""
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    except PermissionError:
+        pass
+    deadline = time.monotonic() + grace
+    while not process_group_gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)

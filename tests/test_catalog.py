@@ -429,6 +429,20 @@ def test_tools_without_a_server_follow_the_servers() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "name", ["a__b", "a__b__c", "a___b", "_a__b", "a__", "__b", "____", "ab", "a_b", ""]
+)
+def test_the_server_of_a_tool_is_code_modes(name: str) -> None:
+    """`render` cannot import the loader or Code Mode, so it keeps its own copy of the rule:
+    the same separator as `--namespace`, the same server as `catalog.servers()`."""
+    from codegen.codemode.discovery import server_of as code_mode_server_of
+    from codegen.load.namespaces import SEPARATOR
+    from codegen.render import catalog as catalog_module
+
+    assert catalog_module.SEPARATOR == SEPARATOR
+    assert (catalog_module.server_of(name) or "") == code_mode_server_of(name)
+
+
 def test_markdown_groups_tools_by_server(tmp_path: Path) -> None:
     text = render_catalog(filter_catalog(tmp_path / "servers"), "md")
     assert "7 tools from 3 servers.\n\n## Servers\n\n- [`alpha`](#server-alpha) (3 tools)\n" in text

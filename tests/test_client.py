@@ -35,9 +35,8 @@ from mcp.shared.exceptions import MCPError
 import codegen.client
 from codegen.cli import main
 from codegen.client import ToolCallError, UnknownToolError, bind
-from codegen.workflow.harvest import sweep_group
 from conftest import ROOT
-from processes import running
+from processes import running, sweep_group
 from readme_examples import NPX, fenced, section
 
 EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"

@@ -127,7 +127,7 @@ def test_the_full_sdk_is_not_rendered_past_the_budget(monkeypatch: pytest.Monkey
     rendered to find out."""
     registry = corpus_registry()
     rendered: list[int] = []
-    monkeypatch.setattr(registry, "sdk_catalog", lambda scope=None: rendered.append(1))
+    monkeypatch.setattr(registry, "_compile", lambda specs: rendered.append(1))
     assert "catalog.search" in registry.assemble_prompt()
     assert rendered == []
 
@@ -406,6 +406,22 @@ def test_no_tool_shadows_the_catalog_and_it_shadows_no_tool_typescript(setup: st
         True,
         " search(args: { [key: string]: JsonValue }): Promise<JsonValue>",
     ], result.content
+
+
+def test_a_failed_search_never_awaited_ends_no_typescript_run() -> None:
+    """As a tool call's, a `catalog.search` promise nobody awaits is no unhandled rejection
+    (which would end the run as an exception)."""
+    from typescript_nodes import runtime
+
+    registry = shadowing_registry("typescript")
+    mounted = runtime("strip")
+    registry.mount_runtime(mounted)
+    program = 'catalog.search(5); await new Promise((r) => setTimeout(r, 200)); return "ran on";'
+    try:
+        result = execute(registry, program)
+    finally:
+        asyncio.run(mounted.aclose())
+    assert not result.is_error and result.value["result"] == "ran on", result.content
 
 
 @pytest.mark.parametrize("budget", [700, 1500, DEFAULT_BUDGET, 1_000_000])

@@ -263,7 +263,7 @@ def _module(project: Project, command: str) -> None:
 
 def _serve(project: Project, command: str) -> None:
     """`codegen serve --config pyproject.toml` reads `[tool.codegen.serve]`."""
-    from codegen.serve.config import load_servers_file
+    from codegen.mcp.config import load_servers_file
 
     project.table('[tool.codegen.serve.mcpServers.files]\ncommand = "files-server"\n')
     loaded = load_servers_file(project.root / "pyproject.toml", "pyproject.toml")
@@ -288,6 +288,11 @@ PAIRS = [(key, command) for key, commands in config.HONOURED_BY.items() for comm
 
 def test_every_key_of_the_table_says_which_commands_read_it() -> None:
     assert set(config.HONOURED_BY) == set(config._KEYS) == set(SCENARIOS)
+    # The table's values, the command line and the merge hold the same keys, in one order.
+    keys = tuple(key for key in config.HONOURED_BY if key != "serve")
+    assert config.ProjectConfig._fields == ("path", *keys, "warnings")
+    assert config.Given._fields == keys
+    assert config.Settings._fields == ("command", "config", *keys)
     for commands in config.HONOURED_BY.values():
         assert set(commands) <= set(COMMANDS)
     # Every command that reads tool definitions reads what they mean the same way.

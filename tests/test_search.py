@@ -4,6 +4,7 @@ natural questions over a hand-made catalog and the vendored MCP corpus."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
@@ -16,22 +17,10 @@ from typing import Any
 
 import pytest
 
-from codegen.search import (
-    MAX_QUERY_TERMS,
-    Document,
-    Parameter,
-    Ranking,
-    SearchIndex,
-    Weights,
-    document,
-    query_terms,
-    semantic,
-    split_name,
-    stem,
-)
-from codegen.search.documents import MAX_DEPTH, MAX_PARAMETERS
+from codegen.search import Document, Parameter, Ranking, SearchIndex, Weights, document, semantic
+from codegen.search.documents import MAX_DEPTH, MAX_PARAMETERS, split_name
 from codegen.search.index import MAX_QUERIES
-from codegen.search.terms import name_key, split_words
+from codegen.search.terms import MAX_QUERY_TERMS, name_key, query_terms, split_words, stem
 from conftest import ROOT
 
 CORPUS = ROOT / "tests" / "corpus" / "mcp"
@@ -246,8 +235,8 @@ def test_the_fast_path_respects_the_server_filter(index: SearchIndex) -> None:
 )
 def test_prefix(name: str, expected: tuple[str, str]) -> None:
     assert split_name(name) == expected
-    doc = document({"name": name})
-    assert (doc.server, doc.own_name) == expected
+    for doc in (document({"name": name}), Document(name, "Title", "Text.")):
+        assert (doc.server, doc.own_name) == expected
 
 
 def test_the_server_filter_keeps_one_prefix(index: SearchIndex) -> None:
@@ -289,11 +278,12 @@ NATURAL_QUESTIONS = [
 ]
 
 
+@pytest.mark.parametrize("built", ["index", "hybrid"])
 @pytest.mark.parametrize("question, expected", NATURAL_QUESTIONS)
 def test_natural_questions_find_their_tool(
-    index: SearchIndex, question: str, expected: str
+    request: pytest.FixtureRequest, built: str, question: str, expected: str
 ) -> None:
-    assert index.search(question, k=3).names[0] == expected
+    assert request.getfixturevalue(built).search(question, k=3).names[0] == expected
 
 
 CORPUS_QUESTIONS = [
@@ -307,11 +297,12 @@ CORPUS_QUESTIONS = [
 ]
 
 
+@pytest.mark.parametrize("built", ["corpus", "hybrid_corpus"])
 @pytest.mark.parametrize("question, expected, top", CORPUS_QUESTIONS)
 def test_questions_over_the_real_corpus(
-    corpus: SearchIndex, question: str, expected: str, top: int
+    request: pytest.FixtureRequest, built: str, question: str, expected: str, top: int
 ) -> None:
-    assert expected in corpus.search(question, k=top).names
+    assert expected in request.getfixturevalue(built).search(question, k=top).names
 
 
 def test_the_corpus_shares_names_across_servers(corpus: SearchIndex) -> None:
@@ -381,18 +372,21 @@ def rankings(built: SearchIndex) -> list[tuple[tuple[str, ...], int]]:
     return [(r.names, r.matched) for r in (built.search(q, k=10) for q in QUERIES)]
 
 
-def test_the_order_of_the_documents_does_not_matter() -> None:
+@pytest.mark.parametrize("built", ["corpus", "hybrid_corpus"])
+def test_the_order_of_the_documents_does_not_matter(
+    request: pytest.FixtureRequest, built: str
+) -> None:
+    expected: SearchIndex = request.getfixturevalue(built)
     docs = [document(d) for d in corpus_definitions()]
-    expected = rankings(SearchIndex.build(docs))
     for seed in range(3):
-        shuffled = docs[:]
-        random.Random(seed).shuffle(shuffled)
-        assert rankings(SearchIndex.build(shuffled)) == expected
+        random.Random(seed).shuffle(docs)
+        shuffled = SearchIndex.build(docs, semantic="auto" if expected.semantic else None)
+        assert rankings(shuffled) == rankings(expected)
 
 
 def test_a_name_given_twice_keeps_the_document_that_sorts_first() -> None:
-    first = Document("a__x", "a", description="alpha")
-    second = Document("a__x", "a", description="beta")
+    first = Document("a__x", description="alpha")
+    second = Document("a__x", description="beta")
     for docs in ([first, second], [second, first]):
         built = SearchIndex.build(docs)
         assert built.documents == (first,)
@@ -400,25 +394,37 @@ def test_a_name_given_twice_keeps_the_document_that_sorts_first() -> None:
 
 
 SCRIPT = """
-import json, sys
+import json, logging, socket, sys
+def refuse(*args, **kwargs):
+    raise OSError("no network here")
+socket.socket.connect = refuse
+socket.create_connection = refuse
 sys.path.insert(0, {tests!r})
 from test_search import QUERIES, corpus_definitions
 from codegen.search import SearchIndex, document
-built = SearchIndex.build([document(d) for d in corpus_definitions()])
-print(json.dumps([[list(r.names), r.matched] for r in (built.search(q, k=10) for q in QUERIES)]))
+semantic = {semantic!r}
+built = SearchIndex.build([document(d) for d in corpus_definitions()], semantic=semantic)
+assert built.semantic == (semantic == "auto")
+root = logging.getLogger()
+ranked = [[list(r.names), r.matched] for r in (built.search(q, k=10) for q in QUERIES)]
+print(json.dumps([ranked, len(root.handlers), root.level]))
 """
 
 
-def test_the_ranking_does_not_depend_on_the_hash_seed() -> None:
-    expected = [
-        [list(names), matched]
-        for names, matched in rankings(
-            SearchIndex.build([document(d) for d in corpus_definitions()])
-        )
-    ]
-    script = SCRIPT.format(tests=str(Path(__file__).parent))
+@pytest.mark.parametrize("built", ["corpus", "hybrid_corpus"])
+def test_the_rankings_are_the_same_in_every_process(
+    request: pytest.FixtureRequest, built: str, tmp_path: Path
+) -> None:
+    """Other hash seeds, no network, another home (no download cache to fall back on):
+    the same rankings, and the root logger as Python leaves it (`wordllama` configures it
+    when imported)."""
+    index: SearchIndex = request.getfixturevalue(built)
+    expected = [[list(names), matched] for names, matched in rankings(index)]
+    script = SCRIPT.format(
+        tests=str(Path(__file__).parent), semantic="auto" if index.semantic else None
+    )
     for seed in ("0", "1", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
+        env = {**os.environ, "PYTHONHASHSEED": seed, "HOME": str(tmp_path)}
         out = subprocess.run(
             [sys.executable, "-c", script],
             capture_output=True,
@@ -427,7 +433,7 @@ def test_the_ranking_does_not_depend_on_the_hash_seed() -> None:
             env=env,
             cwd=ROOT,
         ).stdout
-        assert json.loads(out) == expected
+        assert json.loads(out) == [expected, 0, logging.WARNING]
 
 
 # --- junk, bounds, huge input ----------------------------------------------------------------
@@ -531,8 +537,12 @@ def test_a_huge_query_is_cut_to_a_bounded_number_of_terms(index: SearchIndex) ->
     assert index.search([huge] * 1000).names == ()
 
 
+@pytest.mark.parametrize("built", ["index", "hybrid"])
 @pytest.mark.parametrize("query", ["", "   ", "the of and", "?!... ---", "\0\n\t", "___"])
-def test_queries_with_nothing_to_look_for_find_nothing(index: SearchIndex, query: str) -> None:
+def test_queries_with_nothing_to_look_for_find_nothing(
+    request: pytest.FixtureRequest, built: str, query: str
+) -> None:
+    index: SearchIndex = request.getfixturevalue(built)
     assert index.search(query) == Ranking((), 0, False)
     assert index.search([query, query]) == Ranking((), 0, False)
 
@@ -551,12 +561,6 @@ def test_a_name_too_long_to_be_real_is_left_out() -> None:
     assert document({"name": "x" * 1001, "description": "weather"}).name == ""
     built = SearchIndex.build([document({"name": "y" * 5000, "description": "weather"})])
     assert built.documents == () and built.search("weather") == Ranking((), 0, False)
-
-
-def test_own_name_needs_the_prefix_it_claims() -> None:
-    assert Document("github__get_file", "github").own_name == "get_file"
-    assert Document("get_file", "github").own_name == "get_file"
-    assert Document("gitlab__get_file", "github").own_name == "gitlab__get_file"
 
 
 def test_weights_choose_the_fields() -> None:
@@ -656,9 +660,15 @@ def test_stopwords_are_dropped_from_queries() -> None:
 # --- the semantic ranker (`tool-codegen[search]`) ----------------------------------------------------
 
 
+def require_model() -> None:
+    """The model's package: the test extra installs it, so its absence is a failure."""
+    if importlib.util.find_spec("wordllama") is None:
+        pytest.fail("wordllama is missing: install the test extra (pip install '.[test]')")
+
+
 @pytest.fixture(scope="module")
 def hybrid() -> SearchIndex:
-    pytest.importorskip("wordllama")
+    require_model()
     built = SearchIndex.build([document(d) for d in CATALOG], semantic="auto")
     assert built.semantic
     return built
@@ -666,8 +676,10 @@ def hybrid() -> SearchIndex:
 
 @pytest.fixture(scope="module")
 def hybrid_corpus() -> SearchIndex:
-    pytest.importorskip("wordllama")
-    return SearchIndex.build([document(d) for d in corpus_definitions()], semantic="auto")
+    require_model()
+    built = SearchIndex.build([document(d) for d in corpus_definitions()], semantic="auto")
+    assert built.semantic
+    return built
 
 
 def test_the_semantic_ranker_is_asked_for(index: SearchIndex) -> None:
@@ -706,18 +718,6 @@ def test_the_semantic_ranker_finds_a_tool_sharing_no_word(
     assert hybrid.search(question, k=3).names[0] == expected
 
 
-@pytest.mark.parametrize("question, expected", NATURAL_QUESTIONS)
-def test_hybrid_natural_questions(hybrid: SearchIndex, question: str, expected: str) -> None:
-    assert hybrid.search(question, k=3).names[0] == expected
-
-
-@pytest.mark.parametrize("question, expected, top", CORPUS_QUESTIONS)
-def test_hybrid_questions_over_the_real_corpus(
-    hybrid_corpus: SearchIndex, question: str, expected: str, top: int
-) -> None:
-    assert expected in hybrid_corpus.search(question, k=top).names
-
-
 @pytest.mark.parametrize(
     "query, expected",
     [
@@ -754,14 +754,6 @@ def test_hybrid_keeps_the_server_filter(hybrid: SearchIndex) -> None:
     assert hybrid.search("How hot is it outside?", server="nosuchserver") == Ranking((), 0, False)
 
 
-@pytest.mark.parametrize("query", ["", "   ", "the of and", "?!... ---", "\0\n\t", "___"])
-def test_hybrid_queries_with_nothing_to_look_for_find_nothing(
-    hybrid: SearchIndex, query: str
-) -> None:
-    assert hybrid.search(query) == Ranking((), 0, False)
-    assert hybrid.search([query, query]) == Ranking((), 0, False)
-
-
 def test_hybrid_huge_and_odd_queries(hybrid: SearchIndex) -> None:
     rng = random.Random(7)
     mixed = " ".join(
@@ -789,51 +781,3 @@ def test_embeddings_are_exact_bounded_integers(hybrid: SearchIndex) -> None:
     assert model.embed(cut).tolist() == model.embed(cut[: semantic.MAX_QUERY_CHARS]).tolist()
     text = semantic.text(document(CATALOG[0]))
     assert text.startswith("get weather. Current weather conditions") and "city units" in text
-
-
-def test_hybrid_rankings_do_not_depend_on_the_order_of_the_documents() -> None:
-    pytest.importorskip("wordllama")
-    docs = [document(d) for d in corpus_definitions()]
-    expected = rankings(SearchIndex.build(docs, semantic="auto"))
-    for seed in range(2):
-        shuffled = docs[:]
-        random.Random(seed).shuffle(shuffled)
-        assert rankings(SearchIndex.build(shuffled, semantic="auto")) == expected
-
-
-HYBRID_SCRIPT = """
-import json, logging, socket, sys
-def refuse(*args, **kwargs):
-    raise OSError("no network here")
-socket.socket.connect = refuse
-socket.create_connection = refuse
-sys.path.insert(0, {tests!r})
-from test_search import QUERIES, corpus_definitions
-from codegen.search import SearchIndex, document
-built = SearchIndex.build([document(d) for d in corpus_definitions()], semantic="auto")
-assert built.semantic
-root = logging.getLogger()
-ranked = [[list(r.names), r.matched] for r in (built.search(q, k=10) for q in QUERIES)]
-print(json.dumps([ranked, len(root.handlers), root.level]))
-"""
-
-
-def test_hybrid_rankings_are_the_same_in_every_process(
-    hybrid_corpus: SearchIndex, tmp_path: Path
-) -> None:
-    """Other hash seeds, no network, another home (no download cache to fall back on):
-    the same rankings, and the root logger as Python leaves it (`wordllama` configures it
-    when imported)."""
-    expected = [[list(names), matched] for names, matched in rankings(hybrid_corpus)]
-    script = HYBRID_SCRIPT.format(tests=str(Path(__file__).parent))
-    for seed in ("0", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "HOME": str(tmp_path)}
-        out = subprocess.run(
-            [sys.executable, "-c", script],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-            cwd=ROOT,
-        ).stdout
-        assert json.loads(out) == [expected, 0, logging.WARNING]

@@ -23,7 +23,7 @@ from codegen.codemode.runtimes.by_language import (
     create_runtime,
 )
 from codegen.errors import InvalidInputError, UsageError
-from codegen.serve.config import (
+from codegen.mcp.config import (
     EXAMPLE,
     load_servers_file,
     load_table,
@@ -215,6 +215,9 @@ def test_settings_in_a_client_config(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "c.json:/codegen/colour: error: unknown setting" in (
         _settings_problem(tmp_path, {"colour": "red"})
     )
+    assert "c.json:/codegen/description_budget: error: expected a number of UTF-16 code " in (
+        _settings_problem(tmp_path, {"description_budget": 511})
+    )
 
 
 def test_the_user_config_is_the_only_default() -> None:
@@ -282,6 +285,10 @@ def test_cli_errors(tmp_path: Path) -> None:
     assert done.returncode == 2 and "no upstream servers: pass --config FILE" in done.stderr
     done = _cli("--config", str(config), "--http", "nowhere", cwd=tmp_path)
     assert done.returncode == 2 and "serve: --http: expected HOST:PORT" in done.stderr
+    expected = "serve: --description-budget: expected a number of UTF-16 code units of at least 512"
+    for budget in ("511", "2048.5", "lots"):  # the flag is checked as the setting is
+        done = _cli("--config", str(config), "--description-budget", budget, cwd=tmp_path)
+        assert done.returncode == 2 and f"{expected}, got " in done.stderr
     config.write_text('{"mcpServers": {"a": {"command": 1}}}')
     done = _cli("--config", str(config), cwd=tmp_path)
     assert done.returncode == 1

@@ -15,25 +15,27 @@ CLASHING = "codegen"
 """Another project's distribution that installs a package of the same import name."""
 
 
-def installed_version() -> str:
-    """This distribution's version, or `0+unknown` when it runs from a source tree."""
+def _version(name: str) -> str | None:
+    """The installed version of the distribution `name`, or None when it is not installed."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version(DISTRIBUTION)
+        return version(name)
     except PackageNotFoundError:
-        return "0+unknown"
+        return None
+
+
+def installed_version() -> str:
+    """This distribution's version, or `0+unknown` when it runs from a source tree."""
+    return _version(DISTRIBUTION) or "0+unknown"
 
 
 def clash() -> str | None:
     """A warning when the other `codegen` distribution is installed in this environment too:
     both write the same `codegen/` folder, so whichever was installed last has overwritten
     files of the other."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        other = version(CLASHING)
-    except PackageNotFoundError:
+    other = _version(CLASHING)
+    if other is None:
         return None
     return (
         f"the distribution {CLASHING!r} {other} (another project) is installed beside "

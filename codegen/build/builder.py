@@ -213,10 +213,9 @@ def build_schema_types(schemas: Sequence[SchemaInput]) -> tuple[ir.Catalog, list
     One allocator numbers a name taken twice (`Address2`). TypeScript's global types are
     not reserved here (`module_type_names`): the types go in a module of their own."""
     allocator = NameAllocator(module_type_names())
-    bundles = [_is_bundle(schema.input.schema) for schema in schemas]
-    roots = [
-        "" if bundle else allocator.claim(type_base(schema.name, "Schema"))
-        for schema, bundle in zip(schemas, bundles, strict=True)
+    roots = [  # every root's name claimed first; "" for a bundle, which declares no root
+        "" if _is_bundle(schema.input.schema) else allocator.claim(type_base(schema.name, "Schema"))
+        for schema in schemas
     ]
     diagnostics: list[Diagnostic] = []
     built = []

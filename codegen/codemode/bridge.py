@@ -21,7 +21,6 @@ in flight are aborted and drain before run_code returns.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 from .code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .execution import Execution, ToolCall, ToolContext, mint_parent
 from .executor import Pending
-from .fitting import DEFAULT_RESULT_TOKENS, MIN_BUDGET, fit_run_output, fit_text
+from .fitting import DEFAULT_RESULT_TOKENS, MIN_BUDGET, fit_run_output, fit_text, run_text
 from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import maybe_await
 from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
@@ -65,17 +64,11 @@ class DispatchEvent:
 
 
 def present_run_output(value: Any) -> str:
-    """The text of a run: the logs, then the result (a string as it is, anything else as
-    indented JSON), then what was cut to fit, or a fixed line when there is nothing."""
-    parts = list(value.get("logs", []))
-    if "result" in value:
-        result = value["result"]
-        parts.append(
-            result if isinstance(result, str) else json.dumps(result, indent=2, ensure_ascii=False)
-        )
+    """The text of a run (`fitting.run_text`: the logs, then the result), then what was cut
+    to fit, or a fixed line when there is nothing."""
+    text = run_text(value)
     if "cut" in value:
-        parts.append(f"[{value['cut']}]")
-    text = "\n".join(part for part in parts if part != "")
+        text = f"{text}\n[{value['cut']}]" if text else f"[{value['cut']}]"
     return text if text else NO_OUTPUT
 
 

@@ -19,10 +19,16 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-from ..load.namespaces import SEPARATOR
+from ..render.text import truncate
+from ..search.documents import split_name
 from .specs import ToolSpec
+
+if TYPE_CHECKING:
+    from ..render.sections.slices import SectionSlices
+    from ..search import SearchIndex
 
 DEFAULT_HITS = 8
 MAX_HITS = 50
@@ -55,13 +61,13 @@ class Discovery:
         self.summaries = dict(summaries)
         self._catalog = catalog
         self._names = {spec.name: index for index, spec in enumerate(self.specs)}
-        self._index: Any = None
-        self._slices: Any = None
+        self._index: SearchIndex | None = None
+        self._slices: SectionSlices | None = None
         self._lock = threading.Lock()
 
     # --- lazily built parts ---------------------------------------------------------------
 
-    def index(self) -> Any:
+    def index(self) -> SearchIndex:
         with self._lock:
             if self._index is None:
                 from ..search import SearchIndex, document
@@ -70,8 +76,8 @@ class Discovery:
                 self._index = SearchIndex.build(documents, semantic="auto")
             return self._index
 
-    def slices(self) -> Any:
-        """The `SectionSlices` of the tool set (compiled and placed once)."""
+    def slices(self) -> SectionSlices:
+        """The section slices of the tool set (compiled and placed once)."""
         with self._lock:
             if self._slices is None:
                 from ..render.sections.slices import section_slices
@@ -108,7 +114,7 @@ class Discovery:
             raise DiscoveryError(f"catalog.search: k must be a positive integer, not {k!r}")
         if server is not None and not isinstance(server, str):
             raise DiscoveryError("catalog.search: server must be a server's name (a string)")
-        if server is not None and server not in self._servers():
+        if server is not None and server not in self._servers:
             raise DiscoveryError(f"catalog.search: no server {server!r}; {self._server_list()}")
         k = min(k, MAX_HITS)
         ranking = self.index().search(queries if len(queries) > 1 else queries[0], k, server)
@@ -138,10 +144,7 @@ class Discovery:
                 call = call[: LINE_LIMIT - 43] + "..."
             line = call
             if part.summary:
-                room = LINE_LIMIT - len(call) - len(comment) - 3
-                summary = part.summary
-                if len(summary) > room:
-                    summary = summary[: max(0, room - 3)].rstrip() + "..."
+                summary = truncate(part.summary, LINE_LIMIT - len(call) - len(comment) - 3)
                 line = f"{call}  {comment} {summary}"
             lines.append(line)
         return lines
@@ -152,12 +155,11 @@ class Discovery:
             raise DiscoveryError("catalog.describe: name must be a tool's name (a string)")
         if name not in self._names:
             raise DiscoveryError(self.unknown(name, "catalog.describe"))
-        text: str = self.slices().text(name)
-        return text
+        return self.slices().text(name)
 
     def servers(self) -> list[dict[str, Any]]:
         """Each server (a tool-name prefix before `__`): name, summary, tool count."""
-        counts = self._servers()
+        counts = self._servers
         return [
             {"name": name, "summary": self.summaries.get(name, ""), "tools": counts[name]}
             for name in sorted(counts)
@@ -169,7 +171,7 @@ class Discovery:
             return sorted(self._names)
         if not isinstance(server, str):
             raise DiscoveryError("catalog.names: server must be a server's name (a string)")
-        if server not in self._servers():
+        if server not in self._servers:
             raise DiscoveryError(f"catalog.names: no server {server!r}; {self._server_list()}")
         return sorted(n for n in self._names if server_of(n) == server)
 
@@ -190,7 +192,9 @@ class Discovery:
 
     # --- servers -----------------------------------------------------------------------
 
+    @cached_property
     def _servers(self) -> dict[str, int]:
+        """How many tools each server has."""
         counts: dict[str, int] = {}
         for name in self._names:
             server = server_of(name)
@@ -199,7 +203,7 @@ class Discovery:
         return counts
 
     def _server_list(self) -> str:
-        names = sorted(self._servers())
+        names = sorted(self._servers)
         if not names:
             return "no tool here has a server prefix"
         shown = ", ".join(names[:30]) + (f", and {len(names) - 30} more" if len(names) > 30 else "")
@@ -207,9 +211,9 @@ class Discovery:
 
 
 def server_of(name: str) -> str:
-    """The server of a tool name: its prefix before the first `__` ("" for none)."""
-    head, separator, rest = name.partition(SEPARATOR)
-    return head if separator and head and rest else ""
+    """The server of a tool name: its prefix before the first `__` ("" for none), as the
+    search index reads it."""
+    return split_name(name)[0]
 
 
 def _queries(query: Any) -> list[str]:

@@ -72,7 +72,7 @@ class RegistryView(Protocol):
 
     def collapses(self, name: str, scope: Scope | None, nested: bool) -> bool: ...
 
-    def unknown_tool_message(self, name: str, scope: Scope | None) -> str: ...
+    async def unknown_tool_message(self, name: str, scope: Scope | None) -> str: ...
 
 
 class _Final(Exception):
@@ -233,9 +233,7 @@ async def _dispatch(registry: RegistryView, execution: Execution) -> ToolResult:
     if spec is None or spec.handler is None:
         message = ""
         if spec is None and execution.nested:
-            message = await asyncio.to_thread(
-                registry.unknown_tool_message, execution.name, execution.scope
-            )
+            message = await registry.unknown_tool_message(execution.name, execution.scope)
         return unknown_tool(execution.call_id, execution.name, False, message)
     problems = await off_loop(
         argument_problems, spec, execution.arguments, weight=execution.arguments

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypeAlias
 
+from .jsonvalue import _path
+
 DEFAULT_RESULT_TOKENS = 20_000
 """The default budget: a margin under the 25,000 tokens Claude Code accepts."""
 
@@ -159,11 +161,11 @@ def _cost(text: str) -> float:
     raw = text.encode("utf-8", "surrogatepass")
     c = raw.translate(_CLASSES, _CONTINUATION)
     case = c.translate(_CASE)
+    after_digit = case.count(b"dl") + case.count(b"dU")
     pieces = (
         case.count(b"xl")
         + case.count(b"xU")
-        + case.count(b"dl")
-        + case.count(b"dU")
+        + after_digit
         + case.count(b"lU")
         + (case[:1] in (b"l", b"U"))
     )
@@ -179,7 +181,7 @@ def _cost(text: str) -> float:
         + case.count(b"Ul") * 0.75
         + (case.count(b"l" * 12) + case.count(b"U" * 12)) * 5
         + c.translate(_CONSONANTS).count(b"ccc") * 1.25
-        + (case.count(b"dl") + case.count(b"dU")) / 2
+        + after_digit / 2
         + (c.count(b"0") + 2 * _runs(c, _DIGITS)) / 3
         + _runs(c, _PUNCTUATION) / 2
         + c.count(b".") * 0.75
@@ -231,6 +233,11 @@ def _run_fits(value: dict[str, Any], budget: int) -> bool:
     """Both texts of a run within budget; the indented one is only made when the compact one
     fits (so a 50 MB value costs one C-speed `json.dumps`)."""
     return _within(json.dumps(value), budget) and _within(run_text(value), budget)
+
+
+def _run_tokens(value: dict[str, Any]) -> int:
+    """The estimate of the dearer of a run's two texts."""
+    return max(estimate_tokens(json.dumps(value)), estimate_tokens(run_text(value)))
 
 
 # --- where a value is written ---------------------------------------------------------------
@@ -296,16 +303,9 @@ Path: TypeAlias = tuple[Any, Any] | None
 
 
 def _spell(path: Path) -> str:
-    """`$`, `$.a[2]`, `$['a b']`, as `jsonvalue` spells paths; a very long one (deep
-    nesting, long keys) keeps its two ends."""
-    pieces: list[str] = []
-    while path is not None:
-        path, key = path
-        if isinstance(key, int):
-            pieces.append(f"[{key}]")
-        else:
-            pieces.append(f".{key}" if key.isidentifier() else f"[{key!r}]")
-    spelled = "$" + "".join(reversed(pieces))
+    """`$`, `$.a[2]`, `$['a b']` (`jsonvalue`'s spelling); a very long one (deep nesting,
+    long keys) keeps its two ends."""
+    spelled = _path(path)
     return spelled if len(spelled) <= 80 else spelled[:40] + "…" + spelled[-39:]
 
 
@@ -549,31 +549,31 @@ class _Cutter:
         shortened = cut(k)
         return shortened, slot.cost(shortened)
 
-    def cut_container(
-        self, node: Any, slot: _Slot, depth: int, allowance: float, path: Path
-    ) -> _Cutting:
-        """A container cut to `allowance` as planned; what a cut child leaves of its
-        allowance goes to the next one."""
-        shell = self.shell(node, slot, depth)
-        sharing = isinstance(node, dict)
-        kept = self.plan(self.children(node, depth), depth + 1, allowance - shell, sharing)
-        used, spare = shell, 0.0
+    def spend(self, kept: list[_Child], used: float, depth: int, path: Path) -> _Cutting:
+        """The planned children (at `depth`) as (key, value) pairs, each one to cut asked of
+        the driver, and `used` plus their cost; what a cut child leaves of its allowance goes
+        to the next one."""
         items: list[tuple[Any, Any]] = []
+        spare = 0.0
         for child in kept:
             value, spent = child.value, child.cost
             if child.allowance is not None:
                 room = child.allowance + spare
                 if spent > room:
-                    value, spent = yield (
-                        child.value,
-                        child.slot,
-                        depth + 1,
-                        room,
-                        (path, child.key),
-                    )
+                    value, spent = yield (value, child.slot, depth, room, (path, child.key))
                 spare = room - spent
             items.append((child.key, value))
             used += spent
+        return items, used
+
+    def cut_container(
+        self, node: Any, slot: _Slot, depth: int, allowance: float, path: Path
+    ) -> _Cutting:
+        """A container cut to `allowance` as planned."""
+        shell = self.shell(node, slot, depth)
+        sharing = isinstance(node, dict)
+        kept = self.plan(self.children(node, depth), depth + 1, allowance - shell, sharing)
+        items, used = yield from self.spend(kept, shell, depth + 1, path)
         if len(kept) < len(node):
             kind = "array" if isinstance(node, list) else "object"
             self.cuts.containers.append((kind, _spell(path), len(kept), len(node)))
@@ -581,36 +581,41 @@ class _Cutter:
             return [value for _key, value in items], used
         return dict(items), used
 
-    def cut(self, node: Any, slot: _Slot, depth: int, allowance: float, path: Path) -> Any:
-        """A value cut to `allowance` (which holds its smallest form): containers through a
-        stack of generators, one per open container, so depth costs no recursion."""
-        if not _is_container(node):
-            return self.cut_leaf(node, slot, allowance, path)[0]
-        stack = [self.cut_container(node, slot, depth, allowance, path)]
+    def drive(self, root: _Cutting) -> tuple[Any, float]:
+        """Runs `root` to its end, cutting every value it asks for (a container through a
+        generator of its own, on a stack, so depth costs no recursion); what it returns."""
+        stack = [root]
         reply: Any = None
         while True:
             try:
-                value, child_slot, child_depth, share, child_path = stack[-1].send(reply)
+                value, slot, depth, share, path = stack[-1].send(reply)
             except StopIteration as done:
                 stack.pop()
-                reply = done.value
                 if not stack:
-                    return reply[0]
+                    returned: tuple[Any, float] = done.value
+                    return returned
+                reply = done.value
                 continue
             if _is_container(value):
-                stack.append(self.cut_container(value, child_slot, child_depth, share, child_path))
+                stack.append(self.cut_container(value, slot, depth, share, path))
                 reply = None
             else:
-                reply = self.cut_leaf(value, child_slot, share, child_path)
+                reply = self.cut_leaf(value, slot, share, path)
+
+    def cut(self, result: Any, allowance: float) -> Any:
+        """The result cut to `allowance` (which holds its smallest form)."""
+        if not _is_container(result):
+            return self.cut_leaf(result, _TOP, allowance, None)[0]
+        return self.drive(self.cut_container(result, _TOP, 0, allowance, None))[0]
 
     def cut_leaf(self, value: Any, slot: _Slot, allowance: float, path: Path) -> tuple[Any, float]:
         cost = self.leaf(value, slot, allowance)
         if cost <= allowance or not isinstance(value, str):
             return value, cost
-        if path is not None or slot is _TOP:
-            self.cuts.strings.append(_spell(path))
-        else:
+        if slot is _LINE:
             self.cuts.shortened_lines += 1
+        else:
+            self.cuts.strings.append(_spell(path))
         return self.cut_string(value, slot, allowance)
 
     # the run
@@ -630,24 +635,14 @@ class _Cutter:
                 tail.insert(0, _Child(index, lines[index], _LINE, cost, cost))
             spent = sum(child.cost for child in tail)
             head = self.plan(iter(numbered[: len(lines) - len(tail)]), 0, allowance - spent)
-        kept: list[str] = []
-        used, spare = 0.0, 0.0
-        for child in head + tail:
-            line, cost = child.value, child.cost
-            if child.allowance is not None:
-                room = child.allowance + spare
-                if cost > room:
-                    line, cost = self.cut_leaf(line, _LINE, room, None)
-                spare = room - cost
-            kept.append(line)
-            used += cost
+        kept, used = self.drive(self.spend(head + tail, 0.0, 0, None))
         if len(kept) < len(lines):
             self.cuts.lines = (len(head), len(tail), len(lines))
-        return kept, used
+        return [line for _index, line in kept], used
 
     def fit(self, value: dict[str, Any], budget: float) -> dict[str, Any]:
         """The run cut to `budget`: logs and result each whole when small, else sharing."""
-        lines = list(value.get("logs", []))
+        lines = value.get("logs", [])
         has_result = "result" in value
         skeleton: dict[str, Any] = {
             key: [] if key == "logs" else 0 if key == "result" else item
@@ -672,20 +667,16 @@ class _Cutter:
             kept_lines, logs_used = lines, logs_cost
         else:
             kept_lines, logs_used = self.cut_logs(lines, logs_allowance)
-        fitted: dict[str, Any] = {}
-        for key, item in value.items():
-            if key == "logs":
-                fitted[key] = kept_lines if kept_lines is not lines else value["logs"]
-            elif key != "result":
-                fitted[key] = item
+        fitted = dict(value)
+        if kept_lines is not lines:
+            fitted["logs"] = kept_lines
+        room = allowance - logs_used
+        if has_result and result_cost > room:
+            if self.smallest(result, _TOP, result_cost) <= room:
+                fitted["result"] = self.cut(result, room)
             else:
-                room = allowance - logs_used
-                if result_cost <= room:
-                    fitted[key] = result
-                elif self.smallest(result, _TOP, result_cost) <= room:
-                    fitted[key] = self.cut(result, _TOP, 0, room, None)
-                else:
-                    self.cuts.dropped_result = True
+                del fitted["result"]
+                self.cuts.dropped_result = True
         return fitted
 
     def note(self, budget: int) -> str:
@@ -750,10 +741,10 @@ def fit_run_output(value: dict[str, Any], budget: int = DEFAULT_RESULT_TOKENS) -
     for _attempt in range(_ATTEMPTS):
         cutter = _Cutter()
         fitted = cutter.fit(value, target)
-        if _run_fits(fitted, budget):
+        tokens = _run_tokens(fitted)
+        if tokens <= budget:
             return Fitted(fitted, cutter.note(budget))
-        over = max(estimate_tokens(json.dumps(fitted)), estimate_tokens(run_text(fitted)))
-        target = min(target - 1, target * budget / over * 0.95)
+        target = min(target - 1, target * budget / tokens * 0.95)
         if target < MIN_BUDGET / 2:
             break
     note = f"cut to fit {budget:,} tokens: the log lines and the result's content left out"
@@ -771,9 +762,10 @@ def fit_text(text: str, budget: int) -> tuple[str, str | None]:
     target = float(budget)
     for _attempt in range(_ATTEMPTS):
         fitted, kept = _head_and_tail(text, (target - 24) / 2)
-        if _within(fitted, budget):
+        tokens = estimate_tokens(fitted)
+        if tokens <= budget:
             return fitted, f"cut to fit {budget:,} tokens: kept {kept}"
-        target = min(target - 1, target * budget / estimate_tokens(fitted) * 0.95)
+        target = min(target - 1, target * budget / tokens * 0.95)
     return f"… [cut: {len(text):,} characters] …", f"cut to fit {budget:,} tokens: nothing kept"
 
 

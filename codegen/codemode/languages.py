@@ -46,7 +46,7 @@ class RunCodeFlavor:
 
     description: str
     code: str
-    search: tuple[str, ...] = ()
+    search: tuple[str, ...]
 
 
 SDK_RENDERERS: Mapping[str, Callable[[Any], str]] = MappingProxyType(

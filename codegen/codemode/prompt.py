@@ -17,11 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .languages import sdk_renderer
 from .tiers import KEEP
 
 if TYPE_CHECKING:
-    from .. import ir
     from .scopes import Scope
     from .tiers import Tiered
 
@@ -33,13 +31,7 @@ class PromptHost(Protocol):
 
     def require_runtime(self, scope: Scope | None = None) -> Any: ...
 
-    def sdk_catalog(self, scope: Scope | None = None) -> ir.Catalog: ...
-
-    def sdk_tier(
-        self, full: Callable[[], str], floor: int, scope: Scope | None = None, budget: Any = ...
-    ) -> Tiered: ...
-
-    def sdk_floor(self, scope: Scope | None = None) -> int: ...
+    def sdk_tier(self, scope: Scope | None = None, budget: Any = ...) -> Tiered: ...
 
 
 CODE_ONLY = (
@@ -90,13 +82,7 @@ def _sdk(context: PromptContext) -> str:
     """The SDK section when it fits the budget, else the discovery text (`tiers`)."""
     if context.mode == "native":
         return ""
-    registry, scope = context.registry, context.scope
-    runtime = registry.require_runtime(scope)
-
-    def full() -> str:
-        return sdk_renderer(runtime.language)(registry.sdk_catalog(scope))
-
-    return registry.sdk_tier(full, registry.sdk_floor(scope), scope, context.budget).text
+    return context.registry.sdk_tier(context.scope, context.budget).text
 
 
 def drop_direct_call_guidance(

@@ -20,14 +20,16 @@ call may only name `run_code`; a nested call (parent token set) may name every v
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
 
 from .. import ir
+from ..render.text import truncate
 from .bridge import present_run_output, run_code_handler
 from .code_runtime import CodeRuntime
-from .discovery import Discovery
+from .discovery import Discovery, server_of
 from .execution import ToolCall
 from .executor import execute
 from .fitting import DEFAULT_RESULT_TOKENS
@@ -39,7 +41,7 @@ from .results import ToolResult
 from .run_code_definition import RUN_CODE, run_code_tool
 from .scopes import MODES, Mode, Scope
 from .specs import CodeModeError, Handler, ToolSpec
-from .tiers import DEFAULT_BUDGET, KEEP, Tiered, choose, search_text
+from .tiers import DEFAULT_BUDGET, KEEP, Tiered, choose, search_text, utf16_units
 
 __all__ = ["CodeModeError", "Handler", "ToolRegistry", "ToolSpec"]
 
@@ -281,45 +283,41 @@ class ToolRegistry:
 
     def set_server_summary(self, server: str, summary: str) -> None:
         """The one-line summary of a server (a tool-name prefix); "" removes it."""
-        line = " ".join(summary.split())
-        if len(line) > SUMMARY_LIMIT:
-            line = line[: SUMMARY_LIMIT - 3].rstrip() + "..."
+        line = truncate(" ".join(summary.split()), SUMMARY_LIMIT)
         if line:
             self.server_summaries[server] = line
         else:
             self.server_summaries.pop(server, None)
 
-    def servers(self, scope: Scope | None = None) -> list[tuple[str, str]]:
-        """The servers of the visible tools, by name, with their summaries."""
-        from .discovery import server_of
-
-        names = sorted({server_of(name) for name in self.visible(scope)} - {""})
-        return [(name, self.server_summaries.get(name, "")) for name in names]
-
     def sdk_tier(
         self,
-        full: Callable[[], str],
-        floor: int,
         scope: Scope | None = None,
         budget: Any = KEEP,
+        frame: Callable[[str], str] | None = None,
     ) -> Tiered:
-        """`full()` when it fits the budget, else the discovery text of the runtime's
-        language."""
+        """The SDK section of the runtime's language, in `frame` when given (the text that
+        carries it), when that fits `budget` (`KEEP`: the registry's), else the discovery
+        text. Every tool's name is in the section: past the budget by the names alone,
+        nothing is compiled or rendered."""
         budget = self.budget if budget is KEEP else _checked_budget(budget)
         language = self.require_runtime(scope).language
-        paragraphs = run_code_flavor(language).search
-        servers = self.servers(scope)
-        return choose(full, floor, lambda room: search_text(paragraphs, servers, room), budget)
+        visible = self.visible(scope)
 
-    def sdk_floor(self, scope: Scope | None = None) -> int:
-        """A lower bound of the SDK section's length: every tool's name is in it."""
-        return sum(len(name) for name in self.visible(scope))
+        def full() -> str:
+            section = sdk_renderer(language)(self._compile(tuple(visible.values())))
+            return section if frame is None else frame(section)
+
+        floor = sum(map(len, visible)) + (0 if frame is None else utf16_units(frame("")))
+        prefixes = sorted({server_of(name) for name in visible} - {""})
+        servers = [(prefix, self.server_summaries.get(prefix, "")) for prefix in prefixes]
+        paragraphs = run_code_flavor(language).search
+        return choose(full, floor, lambda room: search_text(paragraphs, servers, room), budget)
 
     def discovery(self, scope: Scope | None = None) -> Discovery:
         """The catalog's answers over the tools `scope` sees, shared by every run that sees
         the same tools (built lazily; the last few tool sets are kept)."""
-        specs = tuple(self.visible(scope).values())
         language = self.require_runtime(scope).language
+        specs = tuple(self.visible(scope).values())
         for found in self._discoveries:
             if (
                 found.language == language
@@ -332,15 +330,18 @@ class ToolRegistry:
         self._discoveries = [made, *self._discoveries[: DISCOVERIES_KEPT - 1]]
         return made
 
-    def unknown_tool_message(self, name: str, scope: Scope | None = None) -> str:
+    async def unknown_tool_message(self, name: str, scope: Scope | None = None) -> str:
         """What a program's call to a tool its scope does not see is told: the closest
-        tools by search ("" for the plain message). Blocking (the index may be built)."""
+        tools by search ("" for the plain message). The tool set is read here, on the
+        loop that changes it; only the search (which may build the index) runs in a
+        thread."""
         if name == RUN_CODE:
             return 'unknown tool "run_code": a program cannot start another program'
         try:
-            nearest = self.discovery(scope).nearest(name)
+            discovery = self.discovery(scope)
         except CodeModeError:  # no runtime mounted: no language to spell hits in
             return ""
+        nearest = await asyncio.to_thread(discovery.nearest, name)
         return f"unknown tool {json.dumps(name[:100], ensure_ascii=False)}{nearest}"
 
     # --- execution -----------------------------------------------------------------------

@@ -227,7 +227,8 @@ _TOOL_KEYS = frozenset(
     )
 )
 """Keys that make a document tool-shaped in some format: a document with one is never read
-as a plain schema, whatever else it holds."""
+as a plain schema, whatever else it holds. Every record `_classify` recognises holds one
+(a `name`, `function` or schema key), so this check alone keeps tools out."""
 _SCHEMA_SUFFIX = ".schema"
 """`person.schema.json` names its root type `Person`, not `PersonSchema`."""
 
@@ -237,8 +238,6 @@ def is_plain_schema(document: Any) -> bool:
     format that has a `$schema` string, or a JSON-Schema `type` (a JSON type name, or a list
     of them), `properties` or `$defs`/`definitions` at its root."""
     if not isinstance(document, dict) or not _TOOL_KEYS.isdisjoint(document):
-        return False
-    if _classify(document) is not None:
         return False
     if isinstance(document.get("$schema"), str):
         return True

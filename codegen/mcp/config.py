@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,15 @@ class Upstream:
 
     def admits(self, tool: str) -> bool:
         return tool not in self.deny and (self.allow is None or tool in self.allow)
+
+    def unlisted(self, listed: Set[Any]) -> list[str]:
+        """Warnings for the `allow` / `deny` entries that name no tool of `listed` (the
+        names the server lists)."""
+        return [
+            f"{key} names {unknown!r}, which the server does not list"
+            for key, names in (("allow", self.allow or frozenset()), ("deny", self.deny))
+            for unknown in sorted(names - listed)
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,14 +508,22 @@ MIN_BUDGET = 512
 """The smallest description budget: the discovery text's essentials need about this much."""
 
 
+def parse_budget(value: Any) -> int:
+    """A description budget (the setting's or `--description-budget`'s): an integer number
+    of UTF-16 code units, at least `MIN_BUDGET`."""
+    if type(value) is not int or value < MIN_BUDGET:
+        raise ValueError(
+            f"expected a number of UTF-16 code units of at least {MIN_BUDGET}, got {value!r}"
+        )
+    return value
+
+
 def _budget(reader: _Reader) -> Any:
     def read(value: Any, at: str) -> int:
-        if type(value) is not int or value < MIN_BUDGET:
-            raise reader.fail(
-                at,
-                f"expected a number of UTF-16 code units of at least {MIN_BUDGET}, got {value!r}",
-            )
-        return value
+        try:
+            return parse_budget(value)
+        except ValueError as error:
+            raise reader.fail(at, str(error)) from None
 
     return read
 

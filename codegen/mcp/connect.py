@@ -25,6 +25,16 @@ class StartFailed(Exception):
     """Why an upstream could not be reached or listed, in words."""
 
 
+def find_program(program: str) -> str:
+    """Where `program` is (a bare name is looked for on `PATH`); `StartFailed` when it
+    cannot be run."""
+    found = shutil.which(program)
+    if found is None:
+        where = "no such file" if "/" in program else "not found on PATH"
+        raise StartFailed(f"cannot run {program!r}: {where}")
+    return found
+
+
 def open_transport(
     upstream: Upstream,
     errlog: TextIO,
@@ -42,12 +52,7 @@ def open_transport(
 
         client = http_client(dict(upstream.headers) or None, cap)
         return streamable_http_client(upstream.url, http_client=client, max_sse_event_size=cap)
-    program = upstream.command[0]
-    found = shutil.which(program)
-    if found is None:
-        where = "no such file" if "/" in program else "not found on PATH"
-        raise StartFailed(f"cannot run {program!r}: {where}")
-    command = [found, *upstream.command[1:]]
+    command = [find_program(upstream.command[0]), *upstream.command[1:]]
     env = dict(upstream.env) or None
     return stdio_transport(command, env, upstream.cwd, errlog, cap, on_skipped)
 

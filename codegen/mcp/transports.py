@@ -46,10 +46,6 @@ _TAIL_ID = re.compile(
 )
 
 
-class MessageTooLarge(Exception):
-    """An upstream sent a message past the cap."""
-
-
 def answered_id(head: bytes, tail: bytes) -> int | str | None:
     """The JSON-RPC id of a response too large to read, from its first or last bytes: the
     id comes before `result` (most SDKs) or last (the TypeScript SDK)."""

@@ -19,8 +19,6 @@ the page's Content-Security-Policy allows no script or style but its own (by has
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import html
 import json
 import re
@@ -352,17 +350,28 @@ def _summary(count: int, groups: list[ToolGroup]) -> str:
     return f"{_plural(count, 'tool')} from {_plural(servers, 'server')}{rest}"
 
 
+def _outline(pages: list[ToolPage]) -> tuple[list[ToolGroup], bool, str, int]:
+    """What the Markdown and HTML pages decide alike: the pages by server (`tool_groups`),
+    whether servers head the groups, the summary line, and the level of a tool's heading
+    (2, or 3 under its server's)."""
+    groups = tool_groups(pages)
+    grouped = any(group.server is not None for group in groups)
+    return groups, grouped, _summary(len(pages), groups), 3 if grouped else 2
+
+
 def render_catalog_markdown(
     catalog: ir.Catalog, language: str = "typescript", title: str | None = None
 ) -> str:
     pages = tool_pages(catalog, language)
-    groups = tool_groups(pages)
-    grouped = any(group.server is not None for group in groups)
+    groups, grouped, summary, level = _outline(pages)
     return render(
         "catalog/catalog.md.jinja",
         title=_markdown_text(title or DEFAULT_TITLE),
-        summary=_summary(len(pages), groups),
+        summary=summary,
         grouped=grouped,
+        contents_heading="### Tools" if grouped else "## Contents",
+        tool_heading="#" * level,
+        part_heading="#" * (level + 1),
         groups=[
             {
                 "heading": _code_span(group.server) if group.server is not None else "Other tools",
@@ -427,6 +436,19 @@ def _html_view(page: ToolPage) -> dict[str, Any]:
     }
 
 
+def _html_group(group: ToolGroup) -> dict[str, Any]:
+    """`server`: the server's name (shown as code), None for the tools without one;
+    `label`: what the group's contents are called."""
+    server = None if group.server is None else _line(group.server)
+    return {
+        "server": server,
+        "label": "Contents" if server is None else f"Tools of {server}",
+        "anchor": group.anchor,
+        "count": _plural(len(group.pages), "tool"),
+        "tools": [_html_view(page) for page in group.pages],
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class _Asset:
     """The page's own style sheet or script: its text as it goes between the tags, and
@@ -439,7 +461,12 @@ class _Asset:
 @cache
 def _asset(name: str) -> _Asset:
     """`templates/catalog/<name>`, placed after a line break (so the page reads well) and
-    hashed as placed: a `'sha256-...'` source the Content-Security-Policy lists."""
+    hashed as placed: a `'sha256-...'` source the Content-Security-Policy lists. (`hashlib`
+    and `base64` imported here: every command that reads `[tool.codegen]` imports this module
+    for `CATALOG_FORMATS`, and only the HTML page needs them.)"""
+    import base64
+    import hashlib
+
     text = "\n" + (templates_dir() / "catalog" / name).read_text(encoding="utf-8")
     digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
     return _Asset(text, f"'sha256-{digest}'")
@@ -459,22 +486,15 @@ def render_catalog_html(
     catalog: ir.Catalog, language: str = "typescript", title: str | None = None
 ) -> str:
     pages = tool_pages(catalog, language)
-    groups = tool_groups(pages)
-    grouped = any(group.server is not None for group in groups)
+    groups, grouped, summary, level = _outline(pages)
     return render(
         "catalog/catalog.html.jinja",
         title=_line(title or DEFAULT_TITLE),
-        summary=_summary(len(pages), groups),
+        summary=summary,
         grouped=grouped,
-        groups=[
-            {
-                "server": _line(group.server) if group.server is not None else None,
-                "anchor": group.anchor,
-                "count": _plural(len(group.pages), "tool"),
-                "tools": [_html_view(page) for page in group.pages],
-            }
-            for group in groups
-        ],
+        tool_heading=f"h{level}",
+        part_heading=f"h{level + 1}",
+        groups=[_html_group(group) for group in groups],
         language=language,
         csp=content_security_policy(),
         style=_asset("catalog.css").text,

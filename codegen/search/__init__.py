@@ -15,20 +15,7 @@ into a `Document`), `index` (BM25F postings, the exact-name fast path, combined 
 
 from __future__ import annotations
 
-from .documents import Document, Parameter, document, split_name
+from .documents import Document, Parameter, document
 from .index import FIELDS, Ranking, SearchIndex, Weights
-from .terms import MAX_QUERY_TERMS, query_terms, stem
 
-__all__ = [
-    "FIELDS",
-    "MAX_QUERY_TERMS",
-    "Document",
-    "Parameter",
-    "Ranking",
-    "SearchIndex",
-    "Weights",
-    "document",
-    "query_terms",
-    "split_name",
-    "stem",
-]
+__all__ = ["FIELDS", "Document", "Parameter", "Ranking", "SearchIndex", "Weights", "document"]

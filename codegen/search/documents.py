@@ -14,7 +14,9 @@ from itertools import islice
 from typing import Any
 
 SEPARATOR = "__"
-"""Between a server's prefix and the tool's own name (`github__get_file`): the first one."""
+"""Between a server's prefix and the tool's own name (`github__get_file`): the first one.
+The loader's `codegen.load.namespaces.SEPARATOR`, written again: this package imports
+nothing of codegen."""
 
 MAX_DEPTH = 4
 """Levels of nested objects whose properties become parameters (1: the top level only)."""
@@ -45,23 +47,23 @@ class Parameter:
 
 @dataclass(frozen=True, slots=True, order=True)
 class Document:
-    """What the index knows of one tool: the full name as called, the server prefix before
-    the first `__` ("" when there is none), title, description and the flattened
-    parameters."""
+    """What the index knows of one tool: the full name as called, title, description and
+    the flattened parameters."""
 
     name: str
-    server: str = ""
     title: str = ""
     description: str = ""
     parameters: tuple[Parameter, ...] = ()
 
     @property
+    def server(self) -> str:
+        """The server prefix (`split_name`): "" when there is none."""
+        return split_name(self.name)[0]
+
+    @property
     def own_name(self) -> str:
         """The name without the server prefix: the name the server knows the tool by."""
-        prefix = self.server + SEPARATOR
-        return (
-            self.name[len(prefix) :] if self.server and self.name.startswith(prefix) else self.name
-        )
+        return split_name(self.name)[1]
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -97,7 +99,6 @@ def document(definition: Mapping[str, Any]) -> Document:
     )
     return Document(
         name=name,
-        server=split_name(name)[0],
         title=title,
         description=_text(definition.get("description"), MAX_DESCRIPTION),
         parameters=parameters(schema) if schema is not None else (),
@@ -153,7 +154,7 @@ def _parameter(key: str, value: Any) -> Parameter:
         return Parameter(key[:MAX_TEXT])
     values: list[str] = []
     enum = value.get("enum")
-    for item in ([*enum[:MAX_ENUM]] if isinstance(enum, list) else []) + [value.get("const")]:
+    for item in (enum[:MAX_ENUM] if isinstance(enum, list) else []) + [value.get("const")]:
         if isinstance(item, str | int | float) and not isinstance(item, bool):
             values.append(str(item)[:MAX_TEXT])
     return Parameter(

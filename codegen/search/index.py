@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from .documents import Document
+from .documents import Document, split_name
 from .terms import analyze, chunks, name_key, query_terms
 
 if TYPE_CHECKING:
@@ -176,7 +176,7 @@ class SearchIndex:
         order, and by name within each."""
         text = text.strip()
         found: list[tuple[int, int]] = []
-        for key in dict.fromkeys((text, _WORDS + name_key(text))):
+        for key in (text, _WORDS + name_key(text)):  # a document found twice is listed once
             found.extend(self._exact.get(key, ()))
         servers = self._servers
         hits = sorted(hit for hit in found if server is None or servers[hit[1]] == server)
@@ -211,9 +211,10 @@ def _interleave(rankings: list[list[int]], k: int) -> list[int]:
 
 def _texts(doc: Document) -> tuple[str, ...]:
     """Each field's text, in the order of `FIELDS`."""
+    server, own = split_name(doc.name)
     return (
-        doc.own_name,
-        doc.server,
+        own,
+        server,
         doc.title,
         doc.description,
         " ".join(p.name for p in doc.parameters),
@@ -271,11 +272,11 @@ def _exact_names(docs: tuple[Document, ...]) -> dict[str, tuple[tuple[int, int],
     table: dict[str, list[tuple[int, int]]] = {}
     servers: dict[str, str] = {}
     for doc, document in enumerate(docs):
-        own = document.own_name
+        server, own = split_name(document.name)
         own_words = name_key(own)
-        server_words = servers.get(document.server)
+        server_words = servers.get(server)
         if server_words is None:
-            server_words = servers[document.server] = name_key(document.server)
+            server_words = servers[server] = name_key(server)
         full_words = " ".join(words for words in (server_words, own_words) if words)
         for key, tier in (
             (document.name, 0),
@@ -284,7 +285,5 @@ def _exact_names(docs: tuple[Document, ...]) -> dict[str, tuple[tuple[int, int],
             (_WORDS + own_words, 3),
         ):
             if key and key != _WORDS:
-                entries = table.setdefault(key, [])
-                if (tier, doc) not in entries:
-                    entries.append((tier, doc))
+                table.setdefault(key, []).append((tier, doc))
     return {key: tuple(entries) for key, entries in table.items()}

@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import UsageError
-from .config import (
+from ..mcp.config import (
     LIMIT_KEYS,
-    MIN_BUDGET,
     UPSTREAM_MESSAGE,
     ServeConfig,
     example_text,
     load_servers_file,
     parse_address,
+    parse_budget,
     parse_limit,
     user_config,
 )
@@ -146,14 +146,9 @@ def plan(args: argparse.Namespace) -> Plan:
     budget = settings.description_budget or DEFAULT_BUDGET
     if args.description_budget is not None:
         try:
-            budget = int(args.description_budget)
-        except ValueError:
-            budget = 0
-        if budget < MIN_BUDGET:
-            raise UsageError(
-                f"serve: --description-budget: expected a number of UTF-16 code units of at "
-                f"least {MIN_BUDGET}, got {args.description_budget!r}"
-            )
+            budget = parse_budget(_number(args.description_budget))
+        except ValueError as error:
+            raise UsageError(f"serve: --description-budget: {error}") from None
     if args.typescript and language != "typescript":
         raise UsageError(f"serve: --typescript applies to --lang typescript, not {language}")
     return Plan(

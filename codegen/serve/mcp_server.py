@@ -25,7 +25,7 @@ from ..codemode.registry import CodeModeError, ToolRegistry
 from ..codemode.tiers import SEARCH
 from .tools import Caller, mount
 from .upstream import Connection, Tools
-from .wire import call_result, tool_list, wire_view
+from .wire import WireView, call_result, tool_list, wire_view
 
 NAME = "codegen-serve"
 NOTIFY_INTERVAL = 1.0
@@ -38,9 +38,9 @@ class Host:
         self.place = place
         self.errlog = errlog
         self._mounted: dict[str, list[Callable[[], None]]] = {}
-        self._wire: list[dict[str, Any]] | None = None
+        self._view: WireView | None = None
+        """What clients are offered, made again after each change of the registry."""
         self._wire_text = ""
-        self._instructions: str | None = None
         self._told = ""
         self._warm_lock = threading.Lock()
         self._warming = False
@@ -75,35 +75,33 @@ class Host:
             except CodeModeError as error:
                 self.note(f"{upstream.label}: warning: {error}; left out")
         self._mounted[upstream.prefix] = removers
-        self._wire = None
+        self._view = None
         return len(removers)
 
     def unmount(self, prefix: str) -> int:
         removers = self._mounted.pop(prefix, [])
         for remove in removers:
             remove()
-        self._wire = None
+        self._view = None
         return len(removers)
 
-    def definitions(self) -> list[dict[str, Any]]:
-        """The wire definitions, generated once per change of the registry; the tier of the
-        SDK text is told on stderr whenever it or the text's size changes."""
-        if self._wire is None:
-            view = wire_view(self.registry, self.place)
-            self._wire = view.definitions
-            self._wire_text = json.dumps(self._wire, sort_keys=True, ensure_ascii=False)
-            self._instructions = view.instructions
+    def view(self) -> WireView:
+        """The wire view, generated once per change of the registry; the tier of the SDK
+        text is told on stderr whenever it or the text's size changes."""
+        if self._view is None:
+            view = self._view = wire_view(self.registry, self.place)
+            self._wire_text = json.dumps(view.definitions, sort_keys=True, ensure_ascii=False)
             if self.server is not None:
                 self.server.instructions = view.instructions
-            if view.tier is not None and view.tier.tier == SEARCH:
-                self._warm()
             if view.tier is not None:
+                if view.tier.tier == SEARCH:
+                    self._warm()
                 where = "run_code description" if self.place == "description" else "instructions"
                 told = f"{where}: {view.tier.describe(self.registry.budget)}"
                 if told != self._told:
                     self._told = told
                     self.note(told)
-        return self._wire
+        return self._view
 
     def _warm(self) -> None:
         """Build the catalog's search index and section slices now, in a thread, so the
@@ -130,7 +128,7 @@ class Host:
     # --- upstream events -------------------------------------------------------------------
 
     def _wire_bytes(self) -> str:
-        self.definitions()
+        self.view()
         return self._wire_text
 
     async def on_change(self, connection: Connection, tools: Tools) -> None:
@@ -188,7 +186,7 @@ class Host:
         async def list_tools(ctx: Any, params: Any) -> Any:
             if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
                 host._sessions[id(ctx.session)] = ctx.session
-            return tool_list(host.definitions())
+            return tool_list(host.view().definitions)
 
         async def call_tool(ctx: Any, params: Any) -> Any:
             call = ToolCall(params.name, dict(params.arguments or {}), f"call-{next(host._calls)}")
@@ -208,11 +206,9 @@ class Host:
         self.server = CodegenServer(
             NAME,
             version=installed_version(),
-            instructions=None,
+            instructions=self.view().instructions,
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_subscriptions_listen=ListenHandler(self.bus),
         )
-        self.definitions()
-        self.server.instructions = self._instructions
         return self.server

@@ -18,7 +18,7 @@ from typing import Any
 from ..codemode.jsonvalue import off_loop, thaw
 from ..codemode.registry import ToolSpec
 from ..load.namespaces import namespaced
-from .config import Upstream
+from ..mcp.config import Upstream
 
 Caller = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
@@ -93,9 +93,7 @@ def mount(upstream: Upstream, tools: tuple[dict[str, Any], ...], call: Caller) -
                 annotations=annotations,
             )
         )
-    for key, names in (("allow", upstream.allow or frozenset()), ("deny", upstream.deny)):
-        for unknown in sorted(names - listed):
-            warnings.append(f"{key} names {unknown!r}, which the server does not list")
+    warnings.extend(upstream.unlisted(listed))
     for unknown in sorted(set(safe) - listed):
         warnings.append(f"concurrency_safe names {unknown!r}, which the server does not list")
     return Mounted(tuple(specs), tuple(warnings))

@@ -2,14 +2,14 @@
 
 `Connection.run` connects (a stdio server is started in its own process group; an HTTP one
 is reached by URL; both through `codegen.mcp.connect`, which `harvest` shares and whose
-transports cap what one message may hold), lists every page of its tools, reports them as started, then watches: a
-`notifications/tools/list_changed` (or, on a 2026-07-28 connection, a tools event on a
-`subscriptions/listen` stream) lists them again, at most once per `RELIST_INTERVAL` however
-many notices arrive, and hands the new list to `on_change`; the end of the connection (the
-server exited, closed its stdout, or its transport failed) is handed to `on_end` with the
-reason. Start-up has one deadline; a server that fails to start is reported by `run`
-returning without starting. Leaving `run` (cancellation included) closes the session and
-stops the server's whole process group.
+transports cap what one message may hold), lists every page of its tools, reports them as
+started, then watches: a `notifications/tools/list_changed` (or, on a 2026-07-28 connection,
+a tools event on a `subscriptions/listen` stream) lists them again, at most once per
+`RELIST_INTERVAL` however many notices arrive, and hands the new list to `on_change`; the
+end of the connection (the server exited, closed its stdout, or its transport failed) is
+handed to `on_end` with the reason. Start-up has one deadline; a server that fails to start
+is reported by `run` returning without starting. Leaving `run` (cancellation included)
+closes the session and stops the server's whole process group.
 
 Calls go through `codegen.mcp.client.bind`, so a result is a JSON value (structured content,
 else text, else content blocks) and an error result or a refused call is a `ToolCallError`.
@@ -27,25 +27,7 @@ import anyio.abc
 
 from ..mcp.client import bind
 from ..mcp.config import UPSTREAM_MESSAGE, Upstream
-from ..mcp.connect import (
-    StartFailed,
-    describe,
-    list_all,
-    open_client,
-    open_transport,
-)
-
-__all__ = [
-    "PING_TIMEOUT",
-    "RELIST_INTERVAL",
-    "START_TIMEOUT",
-    "UPSTREAM_MESSAGE",
-    "Connection",
-    "StartFailed",
-    "Tools",
-    "describe",
-    "list_tools",
-]
+from ..mcp.connect import describe, list_all, open_client, open_transport
 
 START_TIMEOUT = 60.0
 """Seconds an upstream gets to start, shake hands and list its tools."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..codemode.languages import sdk_renderer
 from ..codemode.prompt import CODE_ONLY
 from ..codemode.registry import ToolRegistry
 from ..codemode.results import ErrorCode, ToolResult
@@ -67,15 +66,7 @@ def run_code_description(registry: ToolRegistry) -> Tiered:
     """`run_code`'s description carrying the SDK when that fits the budget, else the
     discovery text."""
     definition = registry.run_code_spec().definition()
-    language = registry.require_runtime().language
-
-    def full() -> str:
-        section = sdk_renderer(language)(registry.sdk_catalog())
-        text: str = with_sdk(definition, section)["description"]
-        return text
-
-    floor = registry.sdk_floor() + utf16_units(definition["description"])
-    return registry.sdk_tier(full, floor)
+    return registry.sdk_tier(frame=lambda section: with_sdk(definition, section)["description"])
 
 
 def _instructions(registry: ToolRegistry) -> Tiered:
@@ -84,12 +75,7 @@ def _instructions(registry: ToolRegistry) -> Tiered:
     budget = registry.budget
     note = CODE_ONLY if registry.mode_for(None) == "code" else ""
     room = None if budget is None else max(1, budget - utf16_units(note) - 2)
-    language = registry.require_runtime().language
-
-    def full() -> str:
-        return sdk_renderer(language)(registry.sdk_catalog())
-
-    tier = registry.sdk_tier(full, registry.sdk_floor(), None, room)
+    tier = registry.sdk_tier(budget=room)
     text = "\n\n".join(part for part in (note, tier.text) if part)
     if budget is not None and utf16_units(text) > budget:  # not even the note fits
         text = tier.text

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -27,19 +26,6 @@ TABLE = "tool.codegen"
 
 DEFAULT_MODULE = "tools"
 
-_KEYS = (
-    "sources",
-    "out",
-    "languages",
-    "module",
-    "namespace",
-    "input_format",
-    "catalogs",
-    "catalog_title",
-    "cache",
-    "serve",
-)
-"""`serve` is the `codegen serve` table, read by `codegen.serve.config`."""
 _DEPRECATED_KEYS = {"format": "input_format"}
 """Old key: its new name. The old one still works, with a warning."""
 _IGNORED_KEYS = {
@@ -54,30 +40,33 @@ SOURCE_COMMANDS = ("validate", "sdk", "prompt", "catalog", "build", "diff")
 HONOURED_BY: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
         "sources": SOURCE_COMMANDS,
+        "out": ("build",),
+        "languages": ("catalog", "build"),
+        "module": ("build",),
         "namespace": SOURCE_COMMANDS,
         "input_format": SOURCE_COMMANDS,
-        "cache": ("sdk", "build"),
-        "languages": ("catalog", "build"),
         "catalogs": ("build",),
         "catalog_title": ("catalog", "build"),
-        "out": ("build",),
-        "module": ("build",),
+        "cache": ("sdk", "build"),
         "serve": ("serve",),
     }
 )
-"""The one place that says which command each key of the table applies to. What a source
-means (its files, how its records are read, how its tools are named) is the same for every
-command that reads sources; `diff` takes `sources` for `--git` (OLD and NEW are always named).
-`cache` serves the commands that have `--cache`; `languages` also decides the language the
-`catalog` command spells types in, as `build` spells its catalogs (TypeScript unless only
-Python is built). `serve` is read only from the file `codegen serve --config` names, never
-found from the working folder (`codegen.serve.config`)."""
+"""The one place that says which keys the table has and which command each applies to. What
+a source means (its files, how its records are read, how its tools are named) is the same for
+every command that reads sources; `diff` takes `sources` for `--git` (OLD and NEW are always
+named). `cache` serves the commands that have `--cache`; `languages` also decides the
+language the `catalog` command spells types in, as `build` spells its catalogs (TypeScript
+unless only Python is built). `serve` is the `codegen serve` table, read (`codegen.mcp.config`)
+only from the file `codegen serve --config` names, never found from the working folder.
+`ProjectConfig`, `Given` and `Settings` hold the other keys, in this order
+(`tests/test_project_config.py` checks that they match)."""
+_KEYS = tuple(HONOURED_BY)
+"""The table's keys, in the order messages list them."""
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectConfig:
+class ProjectConfig(NamedTuple):
     """The table's values, paths already resolved against the table's directory; None
-    where the table leaves a key out."""
+    where the table leaves a key out. (A named tuple, as `Given` and `Settings` are.)"""
 
     path: Path
     sources: tuple[Path, ...] | None = None

@@ -39,8 +39,6 @@ import logging
 import math
 import os
 import shlex
-import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -51,7 +49,7 @@ from typing import IO, Any, TextIO, cast
 
 from .._support.user_files import display_path
 from ..errors import CodegenError, UsageError
-from ..mcp.config import ServeConfig, Upstream
+from ..mcp.config import UPSTREAM_MESSAGE, ServeConfig, Upstream, load_servers_file
 from .progress import Console
 
 DEFAULT_TIMEOUT = 30.0
@@ -61,10 +59,6 @@ the server is declared unstable."""
 
 STDERR_TAIL = 20
 """Lines of the server's stderr shown with an error."""
-
-
-SWEEP_GRACE = 0.5
-"""Seconds a process group gets between SIGTERM and SIGKILL in `sweep_group`."""
 
 
 class HarvestError(CodegenError):
@@ -128,50 +122,21 @@ class _State:
     generation: int = 0
 
 
-def _kill_group(pid: int | None, signal_number: int) -> bool:
-    """Signal a whole process group; False when it is already gone."""
-    if pid is None or not hasattr(os, "killpg"):
-        return False
-    try:
-        os.killpg(pid, signal_number)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def sweep_group(pid: int | None, grace: float = SWEEP_GRACE) -> None:
-    """End whatever is left of a process group: SIGTERM, a short wait, SIGKILL."""
-    if not _kill_group(pid, signal.SIGTERM):
-        return
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not _kill_group(pid, 0):
-            return
-        time.sleep(0.02)
-    _kill_group(pid, signal.SIGKILL)
-
-
-def _resolve_command(command: Sequence[str]) -> list[str]:
-    """The command with its program found on PATH, or a usage error naming it."""
-    program = command[0]
-    found = shutil.which(program)
-    if found is None:
-        where = "no such file" if os.sep in program else "not found on PATH"
-        raise UsageError(f"harvest: cannot run {program!r}: {where}")
-    return [program if os.sep in program else found, *command[1:]]
-
-
 def command_upstream(command: Sequence[str]) -> Upstream:
     """`--mcp -- COMMAND` as an upstream: the command as given, started with this process's
-    whole environment (as it would be from the shell), messages naming it as written."""
-    resolved = _resolve_command(command)
+    whole environment (as it would be from the shell), messages naming it as written. A
+    program that cannot be found is a usage error (found again where it is started)."""
+    from ..mcp.connect import StartFailed, find_program
+
+    try:
+        find_program(command[0])
+    except StartFailed as error:
+        raise UsageError(f"harvest: {error}") from None
     return Upstream(
         name="",
         prefix="",
         pointer="",
-        command=tuple(resolved),
+        command=tuple(command),
         env=tuple(os.environ.items()),
         shown=shlex.join(command),
     )
@@ -230,7 +195,7 @@ async def _harvest(
     from mcp.client.subscriptions import ToolsListChanged
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from ..mcp.connect import StartFailed, describe, list_all, open_client, open_transport
+    from ..mcp.connect import describe, list_all, open_client, open_transport
 
     outer = anyio.CancelScope()
 
@@ -259,10 +224,7 @@ async def _harvest(
             state.phase = f"listing tools (page {page})"
             console.progress.update(f"{state.label}: {state.phase}, {listed} tools so far")
 
-        try:
-            listed = await list_all(client, progress)
-        except StartFailed as error:
-            raise HarvestError(f"{state.label}: error: {error}") from None
+        listed = await list_all(client, progress)  # endless: `StartFailed`, see `_explain`
         return list(listed.tools), listed.pages
 
     async def session() -> Harvested:
@@ -464,8 +426,6 @@ def harvest_mcp(
     """Start `command` as an MCP server over stdio, list its tools and stop it (and every
     process it started). Raises `HarvestError` when the server fails, `UsageError` when it
     cannot be started."""
-    from ..mcp.config import UPSTREAM_MESSAGE
-
     _require_sdk()
     console = console or Console()
     upstream = command_upstream(command)
@@ -478,8 +438,6 @@ def harvest_mcp(
 def message_cap(config: ServeConfig) -> int:
     """What one message from an upstream may hold: the config's `upstream_message` limit,
     else serve's default."""
-    from ..mcp.config import UPSTREAM_MESSAGE
-
     return int(dict(config.settings.limits).get("upstream_message", UPSTREAM_MESSAGE))
 
 
@@ -511,7 +469,7 @@ def harvest_config(
         if not isinstance(outcome, Harvested):
             found.append(ServerHarvest(upstream, outcome))
             continue
-        warnings = unlisted_names(upstream, outcome.tools)
+        warnings = upstream.unlisted({tool.get("name") for tool in outcome.tools})
         admitted = tuple(tool for tool in outcome.tools if _admits(upstream, tool))
         outcome = replace(outcome, server=upstream.name, tools=admitted)
         found.append(ServerHarvest(upstream, outcome, tuple(warnings)))
@@ -522,16 +480,6 @@ def _admits(upstream: Upstream, tool: Mapping[str, Any]) -> bool:
     """A tool without a usable name is kept, for the build to report."""
     name = tool.get("name")
     return not isinstance(name, str) or upstream.admits(name)
-
-
-def unlisted_names(upstream: Upstream, tools: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Warnings for `allow` / `deny` entries the server does not list (as `serve` warns)."""
-    listed = {tool.get("name") for tool in tools}
-    return [
-        f"{key} names {unknown!r}, which the server does not list"
-        for key, names in (("allow", upstream.allow or frozenset()), ("deny", upstream.deny))
-        for unknown in sorted(names - listed)
-    ]
 
 
 def _has_fileno(stream: TextIO) -> bool:
@@ -605,7 +553,6 @@ def _run_config(args: argparse.Namespace, console: Console, timeout: float) -> i
     has answered or failed; exit status 1 when one failed or sent invalid tools."""
     from .._support.atomic_write import write_text
     from ..engine import compile_value
-    from ..mcp.config import load_servers_file
 
     if not args.output:
         raise UsageError(
@@ -627,7 +574,6 @@ def _run_config(args: argparse.Namespace, console: Console, timeout: float) -> i
         if not isinstance(one.outcome, Harvested):
             console.error(f"codegen: {one.outcome}")
     invalid: list[Upstream] = []
-    written = 0
     for one in found:
         upstream, outcome = one.upstream, one.outcome
         if not isinstance(outcome, Harvested):
@@ -642,7 +588,6 @@ def _run_config(args: argparse.Namespace, console: Console, timeout: float) -> i
         console.diagnostics(compiled.diagnostics)
         if not compiled.ok:
             invalid.append(upstream)
-        written += 1
         folder.mkdir(parents=True, exist_ok=True)
         changed = write_text(target, dump_document(document))
         count = len(outcome.tools)
@@ -650,6 +595,7 @@ def _run_config(args: argparse.Namespace, console: Console, timeout: float) -> i
             f"{'wrote' if changed else 'unchanged'} {display} ({count} tool{'s' * (count != 1)})"
         )
     total = len(found)
+    written = total - len(failed)  # every server that answered, its tools valid or not
     if failed:
         names = ", ".join(json.dumps(upstream.name, ensure_ascii=False) for upstream in failed)
         kept = "nothing was written"

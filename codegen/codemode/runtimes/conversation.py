@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import signal as signals
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, Any, Protocol, TypeVar
 
 from ..code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
@@ -290,10 +290,8 @@ class WorkerRun:
                 )
             if kind == "log":
                 self._log(message.get("text"))
-            elif kind == "call":
+            elif kind in ("call", "discover"):
                 self._call(message, len(line))
-            elif kind == "discover":
-                self._discover(message, len(line))
             elif kind == "done":
                 result = message.get("result", MISSING)
                 if result is not MISSING:
@@ -324,10 +322,14 @@ class WorkerRun:
                 f"the program printed or returned more than {self.limits.output_bytes} bytes",
             )
 
-    def _call(self, message: dict[str, Any], size: int, discover: bool = False) -> None:
-        call_id, name = message.get("id"), message.get("name")
+    def _call(self, message: dict[str, Any], size: int) -> None:
+        """A tool call, or (`discover`) a question `op` to `catalog`: counted and answered
+        alike."""
+        discover = message["type"] == "discover"
+        call_id, name = message.get("id"), message.get("op" if discover else "name")
         if type(call_id) is not int or not isinstance(name, str) or "args" not in message:
-            raise self._failure("invalid-output", "a malformed tool call message")
+            what = "catalog" if discover else "tool call"
+            raise self._failure("invalid-output", f"a malformed {what} message")
         if size > self.limits.argument_bytes + FRAME_SLACK:
             # the worker checks first; a message past it was written around the worker
             raise self._failure(
@@ -344,23 +346,17 @@ class WorkerRun:
                 "exception",
                 f"more than {self.limits.max_pending_calls} tool calls were pending at once",
             )
-        self.calls[call_id] = self._task(self._answer(call_id, name, message["args"], discover))
+        answer = self.bindings.call
+        if discover:
+            answer, name = self._ask_catalog, f"catalog.{name}"
+        self.calls[call_id] = self._task(self._answer(call_id, name, message["args"], answer))
 
-    def _discover(self, message: dict[str, Any], size: int) -> None:
-        """A question to `catalog`: counted and answered like a call."""
-        call_id, op = message.get("id"), message.get("op")
-        if type(call_id) is not int or not isinstance(op, str) or "args" not in message:
-            raise self._failure("invalid-output", "a malformed catalog message")
-        self._call({"id": call_id, "name": op, "args": message["args"]}, size, discover=True)
-
-    async def _answer(self, call_id: int, name: str, arguments: Any, discover: bool) -> None:
-        """Answer one call (or, with `discover`, one question `name` to the catalog)."""
+    async def _answer(
+        self, call_id: int, name: str, arguments: Any, answer: Callable[[str, Any], Awaitable[Any]]
+    ) -> None:
+        """Answer one call (`name` and its arguments) with `answer`."""
         try:
-            if discover:
-                name = f"catalog.{name}"
-                value = await self._ask_catalog(name, arguments)
-            else:
-                value = await self.bindings.call(name, arguments)
+            value = await answer(name, arguments)
             reply = {"type": "result", "id": call_id, "ok": True, "value": value}
         except Exception as error:
             message = (
@@ -376,6 +372,7 @@ class WorkerRun:
             self._write(await off_loop(_encode, reply, weight=reply.get("value")))
 
     async def _ask_catalog(self, name: str, arguments: Any) -> Any:
+        """A question `catalog.<op>` to the bindings' catalog."""
         if self.bindings.discover is None:
             raise ToolCallFailed(name, "this host offers no catalog to search")
         return await self.bindings.discover(name.removeprefix("catalog."), arguments)

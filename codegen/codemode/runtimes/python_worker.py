@@ -57,6 +57,16 @@ class _Channel:
     def send(self, message: dict[str, Any]) -> None:
         self.send_text(json.dumps(message, ensure_ascii=False, allow_nan=False))
 
+    def request(self, kind: str, args: str, **fields: str) -> asyncio.Future[Any]:
+        """Ask the host (`kind`: a tool `call` or a `discover` question) with a fresh id, the
+        `fields` and `args` (JSON text); the future its answer settles."""
+        future = asyncio.get_event_loop().create_future()
+        self.next_id += 1
+        self.pending[self.next_id] = future
+        head = json.dumps({"type": kind, "id": self.next_id, **fields})
+        self.send_text(head[:-1] + ', "args": ' + args + "}")
+        return future
+
     def send_text(self, text: str) -> None:
         data = (text + "\n").encode("utf-8", "surrogatepass")
         view = memoryview(data)
@@ -217,12 +227,8 @@ class _Catalog:
 
     def _ask(self, op: str, args: dict[str, Any]) -> asyncio.Future[Any]:
         _check_json(args)
-        channel = self._channel
-        future = asyncio.get_event_loop().create_future()
-        channel.next_id += 1
-        channel.pending[channel.next_id] = future
-        channel.send({"type": "discover", "id": channel.next_id, "op": op, "args": args})
-        return future
+        encoded = json.dumps(args, ensure_ascii=False, allow_nan=False)
+        return self._channel.request("discover", encoded, op=op)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("catalog is read-only")
@@ -239,6 +245,7 @@ class _Tools:
     by search (the worker holds names, not the index)."""
 
     __slots__ = ("_channel", "_names")
+    _channel: _Channel
 
     def __init__(self, names: list[str], channel: _Channel) -> None:
         object.__setattr__(self, "_names", frozenset(names))
@@ -268,12 +275,7 @@ class _Tools:
                     f"the arguments are {size} bytes of JSON; a tool call may carry at most "
                     f"{channel.argument_bytes} (pass a smaller value, or split the work)",
                 )
-            future = asyncio.get_event_loop().create_future()
-            channel.next_id += 1
-            channel.pending[channel.next_id] = future
-            head = json.dumps({"type": "call", "id": channel.next_id, "name": name})
-            channel.send_text(head[:-1] + ', "args": ' + encoded + "}")
-            return future
+            return channel.request("call", encoded, name=name)
 
         call.__name__ = name
         return call

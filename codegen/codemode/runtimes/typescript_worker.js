@@ -67,6 +67,18 @@
   let nextId = 0;
   let onStart = null;
 
+  // Ask the host (a tool call or a question to `catalog`): `message(id)` is the line sent
+  // under a fresh id; the promise its answer settles (a failure's stack points at `site`).
+  function request(site, message) {
+    const id = ++nextId;
+    const promise = new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject, site });
+    });
+    promise.catch(() => {}); // a call never awaited is not an unhandled rejection
+    sendText(message(id));
+    return promise;
+  }
+
   function receive(line) {
     const message = parse(line.toString("utf8"));
     if (onStart !== null) {
@@ -195,13 +207,10 @@
             `${argumentLimit} (pass a smaller value, or split the work)`;
           throw failed(name, message, site);
         }
-        const id = ++nextId;
-        const promise = new Promise((resolve, reject) => {
-          pending.set(id, { resolve, reject, site });
-        });
-        promise.catch(() => {}); // a call never awaited is not an unhandled rejection
-        sendText(`{"type":"call","id":${id},"name":${stringify(name)},"args":${encoded}}`);
-        return promise;
+        return request(
+          site,
+          (id) => `{"type":"call","id":${id},"name":${stringify(name)},"args":${encoded}}`,
+        );
       };
     }
 
@@ -270,19 +279,15 @@
       checkJson(args, "$", 0);
       const site = {};
       Error.captureStackTrace(site, ask);
-      const id = ++nextId;
-      const promise = new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject, site });
-      });
-      promise.catch(() => {});
-      send({ type: "discover", id, op, args });
-      return promise;
+      return request(site, (id) => stringify({ type: "discover", id, op, args }));
     }
     const catalog = {
       search(query, options) {
         const chosen = typeof options === "number" ? { k: options } : options || {};
         const args = { query, k: chosen.k === undefined ? 8 : chosen.k, server: chosen.server ?? null };
-        return ask("search", args).then((answer) => new SearchHits(answer));
+        const hits = ask("search", args).then((answer) => new SearchHits(answer));
+        hits.catch(() => {}); // as a call's: a search never awaited is no unhandled rejection
+        return hits;
       },
       describe: (name) => ask("describe", { name }),
       servers: () => ask("servers", {}),

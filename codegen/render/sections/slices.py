@@ -21,12 +21,13 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 
 from ... import ir
 from ..._support.run_memos import run_memos
-from ..chunks import ChunkMemo, tool_chunks
+from ..chunks import tool_chunks
 from ..python.strings import py_str
-from ..text import description_lines
+from ..text import description_lines, truncate
 from ..typescript.sdk import ts_key
 from . import python as python_section
 from . import typescript as typescript_section
@@ -65,9 +66,6 @@ class SectionSlices:
     def __getitem__(self, name: str) -> ToolSlice:
         return self.slices[self._index[name]]
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._index
-
     def text(self, name: str) -> str:
         """The tool as the full section shows it, then the declarations of earlier tools it
         uses, every comment in full."""
@@ -76,38 +74,29 @@ class SectionSlices:
         return Dittos(repeat=True).resolve("\n".join([part.head, *part.declarations, *extra]))
 
 
-def first_sentence(description: str | None, limit: int = SUMMARY_LIMIT) -> str:
-    """The first sentence of the first paragraph, on one line, at most `limit` characters."""
-    lines = description_lines(description)
-    paragraph: list[str] = []
-    for line in lines:
-        if not line.strip():
-            break
-        paragraph.append(line.strip())
-    text = " ".join(paragraph)
-    found = re.search(r"(?<=[.!?])\s", text)
-    if found is not None:
-        text = text[: found.start()]
-    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+def first_sentence(description: str | None) -> str:
+    """The first sentence of the first paragraph, on one line, at most `SUMMARY_LIMIT`
+    characters."""
+    paragraph = " ".join(
+        line.strip() for line in takewhile(str.strip, description_lines(description))
+    )
+    found = re.search(r"(?<=[.!?])\s", paragraph)
+    return truncate(paragraph if found is None else paragraph[: found.start()], SUMMARY_LIMIT)
 
 
-def section_slices(
-    catalog: ir.Catalog, language: str, memo: ChunkMemo | None = None
-) -> SectionSlices:
+_SECTIONS = {"python": python_section, "typescript": typescript_section}
+
+
+def section_slices(catalog: ir.Catalog, language: str) -> SectionSlices:
     """Every tool's slice, in catalog order, for `language` ("python" or "typescript")."""
+    section = _SECTIONS.get(language)
+    if section is None:
+        raise ValueError(f"no model-facing section for {language!r}")
     with run_memos():
-        if language == "python":
-            chunks: Sequence[ToolText] = tool_chunks(
-                catalog, "python-section", python_section.section_chunk, memo
-            )
-            placed = python_section.place_chunks(chunks)
-        elif language == "typescript":
-            chunks = tool_chunks(
-                catalog, "typescript-section", typescript_section.section_chunk, memo
-            )
-            placed = typescript_section.place_chunks(chunks)
-        else:
-            raise ValueError(f"no model-facing section for {language!r}")
+        chunks: Sequence[ToolText] = tool_chunks(
+            catalog, f"{language}-section", section.section_chunk, None
+        )
+        placed: Sequence[Placed] = section.place_chunks(chunks)
         slices = [
             ToolSlice(
                 tool.name,
