@@ -496,6 +496,28 @@ def _add_serve_command(commands: Any) -> None:
         metavar="ORIGIN",
         help="an Origin browsers may send besides the server's own (repeatable)",
     )
+    connections = serve.add_argument_group(
+        "limits of HTTP connections (defaults: 10 s, 30 s, 30 s, 4MiB, 256 or a quarter of "
+        "the open-file limit if less)"
+    )
+    connections.add_argument(
+        "--http-header-timeout",
+        metavar="SECONDS",
+        help="to send a request head, from its first byte",
+    )
+    connections.add_argument(
+        "--http-idle-timeout", metavar="SECONDS", help="to start the next request after a response"
+    )
+    connections.add_argument(
+        "--http-body-timeout", metavar="SECONDS", help="to send a request body after its head"
+    )
+    connections.add_argument("--http-body", metavar="SIZE", help="a request body")
+    connections.add_argument(
+        "--http-connections",
+        metavar="N",
+        help="connections open at once; beyond it, the one waiting longest for a request is "
+        "closed, or the newcomer when every one has a request in flight",
+    )
     limits = serve.add_argument_group(
         "limits of each run (defaults: 60 s, 30 CPU s, 1GiB, 1MiB, 1MiB, 64, 8 runs, 16MiB)"
     )
@@ -750,20 +772,40 @@ def _main(argv: Sequence[str] | None) -> int:
             return EXIT_USAGE
         return _run(handler, args)
     except CodegenError as error:
-        message = str(error)
-        sys.stderr.write(
-            f"{message}\n" if message.startswith("codegen") else f"codegen: {message}\n"
-        )
-        return error.exit_code
+        return _reported(error)
     except KeyboardInterrupt:
-        sys.stderr.write("codegen: interrupted\n")
-        return 130
+        return _interrupted()
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as error:  # the CLI must never show a traceback
-        sys.stderr.write(
-            f"codegen: internal error: {type(error).__name__}: {error}\n"
-            "This is a bug in codegen; please report it with the input that "
-            "caused it.\n"
-        )
-        return EXIT_USAGE
+    except (Exception, BaseExceptionGroup) as error:  # the CLI must never show a traceback
+        return _unhandled(error)
+
+
+def _reported(error: CodegenError) -> int:
+    message = str(error)
+    sys.stderr.write(f"{message}\n" if message.startswith("codegen") else f"codegen: {message}\n")
+    return error.exit_code
+
+
+def _interrupted() -> int:
+    sys.stderr.write("codegen: interrupted\n")
+    return 130
+
+
+def _unhandled(error: BaseException) -> int:
+    """An exception no command handled. Task groups wrap what they raise in exception
+    groups, which name nothing ("unhandled errors in a TaskGroup"): a lone `CodegenError` or
+    a Ctrl-C inside is reported as itself, anything else as an internal error naming every
+    innermost exception with the notes added on its way out (which upstream, which step)."""
+    from ._support.failures import failure_text, innermost
+
+    failures = innermost(error)
+    if len(failures) == 1 and isinstance(failures[0].error, CodegenError):
+        return _reported(failures[0].error)
+    if all(isinstance(failure.error, KeyboardInterrupt) for failure in failures):
+        return _interrupted()
+    sys.stderr.write(
+        f"codegen: internal error: {failure_text(error)}\n"
+        "This is a bug in codegen; please report it with the input that caused it.\n"
+    )
+    return EXIT_USAGE

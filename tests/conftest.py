@@ -89,6 +89,19 @@ def golden(snapshot: Any) -> Any:
     return use
 
 
+TEST_CACHE_KEY = "the test suite's cache key"
+"""`CODEGEN_CACHE_KEY` for the whole session (and every process a test starts), so no test
+makes a key file in the real home's cache folder; a test of the key file itself removes it
+and points `XDG_CACHE_HOME` and `HOME` at a temporary folder."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def cache_key_of_the_suite() -> Any:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEGEN_CACHE_KEY", TEST_CACHE_KEY)
+        yield
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Run the suite (or any set of directories) on every core by default, as `-n auto`

@@ -12,7 +12,7 @@ plain JSON outcomes, so a host that runs as another uid (`unprivileged.py`) can 
   filter, and whether it can open another process's descriptors, root, memory or
   environment (pid 1 is the sandbox's own launcher);
 - `host_view`: from the host, during a tool call, every process of the sandbox: none runs as
-  the host's uid 0 or in its group 0;
+  the host's uid 0 or in its group 0 (see also the end of this list);
 - `seccomp` (Python): each denied system call answers the filter's errno, clone with a
   namespace flag and unshare are refused, fork and threads still work;
 - `fill`: writes to `/dev/shm`, `/dev`, `/`, `/proc` and `/tmp`: only `/tmp` takes data,
@@ -24,7 +24,21 @@ plain JSON outcomes, so a host that runs as another uid (`unprivileged.py`) can 
 - `big_arguments`: a tool call with 2,000,000 elements: refused in the program with the limit
   named, the host's tool never called;
 - `raw_frame`: 16 MiB written straight to the channel, around the worker: the run ends at
-  once with the message size named, the host's tool never called.
+  once with the message size named, the host's tool never called;
+- `families`: sockets of every address family: only AF_UNIX opens (vsock, which no network
+  namespace isolates, IP, netlink and packet fail with EAFNOSUPPORT);
+- `unbounded_memory` (Python): memory that no address-space limit counts is refused:
+  anonymous files (memfd, and memfd_secret), System V shared memory, message queues and
+  semaphores, POSIX message queues;
+- `kernel_buffers`: pipes and local sockets filled to the brim (as many as the program can
+  open) hold no more than the stated kernel-buffer bound, or the run's memory cgroup kills
+  the run;
+- `quotas`: the per-user kernel quotas a host may share with its sandboxes: inotify and
+  fanotify are refused (and epoll, to the Python worker); while the program holds every
+  watch and descriptor it can, the host still makes epoll and inotify watches and answers a
+  call;
+- `host_view` also checks, on a root host, that a sandbox runs as a host uid of its own
+  (no other process has it) and that nobody's processes cannot read a worker's memory.
 """
 
 from __future__ import annotations
@@ -301,6 +315,201 @@ while (offset < frame.length) {
 await new Promise((resolve) => setTimeout(resolve, 50000));
 """,
         },
+        "families": {
+            "python": """
+import errno, socket
+opened = {}
+for name, family in (("AF_UNIX", 1), ("AF_INET", 2), ("AF_INET6", 10), ("AF_NETLINK", 16),
+                     ("AF_PACKET", 17), ("AF_VSOCK", 40), ("AF_ALG", 38), ("AF_BLUETOOTH", 31)):
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        try:
+            socket.socket(family, kind).close()
+            opened[f"{name}/{kind}"] = "opened"
+        except OSError as error:
+            opened[f"{name}/{kind}"] = error.errno
+try:
+    vsock = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)
+    vsock.bind((socket.VMADDR_CID_ANY, 7777))
+    vsock.listen()
+    opened["vsock_listen"] = "listening"
+except OSError as error:
+    opened["vsock_listen"] = error.errno
+try:
+    socket.socketpair(socket.AF_UNIX)[0].close()
+    opened["unix_pair"] = "opened"
+except OSError as error:
+    opened["unix_pair"] = error.errno
+return opened
+""",
+            "typescript": """
+const net = await import("node:net");
+const opened: Record<string, string> = {};
+const listen = (options: any) => new Promise<string>((resolve) => {
+  const server = net.createServer();
+  server.on("error", (error: any) => resolve(String(error.code)));
+  server.listen(options, () => { server.close(); resolve("opened"); });
+});
+opened["AF_INET"] = await listen({ port: 0, host: "127.0.0.1" });
+opened["AF_INET6"] = await listen({ port: 0, host: "::1" });
+opened["AF_UNIX"] = await listen({ path: "/tmp/probe.sock" });
+return opened;
+""",
+        },
+        "unbounded_memory": {
+            "python": f"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+refused = {{}}
+def ask(name, call):
+    ctypes.set_errno(0)
+    try:
+        result = call()
+    except OSError as error:
+        refused[name] = error.errno
+        return None
+    if result == -1:
+        refused[name] = ctypes.get_errno()
+        return None
+    refused[name] = "allowed"
+    return result
+anonymous = ask("memfd_create", lambda: os.memfd_create("probe"))
+if anonymous is not None:  # held past every address-space limit: 512 MiB of it
+    for _ in range(512):
+        os.write(anonymous, b"x" * {MIB})
+ask("memfd_secret", lambda: libc.syscall(447, 0))
+ask("shmget", lambda: libc.shmget(0, {MIB}, 0o1600))
+ask("msgget", lambda: libc.msgget(0, 0o1600))
+ask("semget", lambda: libc.semget(0, 1, 0o1600))
+ask("mq_open", lambda: libc.mq_open(b"/probe", os.O_CREAT | os.O_RDWR, 0o600, None))
+return refused
+""",
+        },
+        "kernel_buffers": {
+            "python": """
+import fcntl, os, socket
+buffered = 0
+descriptors = 0
+kept = []
+chunk = b"x" * 65536
+def fill(write):
+    total = 0
+    while True:
+        try:
+            total += write(chunk)
+        except (BlockingIOError, InterruptedError):
+            return total
+while True:
+    try:
+        left, right = socket.socketpair(socket.AF_UNIX)
+    except OSError:
+        break
+    kept += [left, right]
+    descriptors += 2
+    for end in (left, right):
+        end.setblocking(False)
+        end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+        buffered += fill(end.send)
+    try:
+        read, write = os.pipe()
+    except OSError:
+        break
+    kept += [read, write]
+    descriptors += 2
+    try:
+        fcntl.fcntl(write, 1031, 1 << 30)  # F_SETPIPE_SZ: as large as allowed
+    except OSError:
+        pass
+    os.set_blocking(write, False)
+    buffered += fill(lambda data: os.write(write, data))
+return {"buffered": buffered, "descriptors": descriptors}
+""",
+            "typescript": """
+const fs = await import("node:fs");
+const net = await import("node:net");
+const server = net.createServer({ pauseOnConnect: true }, () => {});
+await new Promise<void>((resolve) => server.listen("/tmp/fill.sock", resolve));
+const chunk = Buffer.alloc(65536, 120);
+const clients: any[] = [];
+for (let i = 0; i < 400; i++) {
+  const client = net.connect("/tmp/fill.sock");
+  const ok = await new Promise<boolean>((resolve) => {
+    client.on("connect", () => resolve(true));
+    client.on("error", () => resolve(false));
+  });
+  if (!ok) break;
+  clients.push(client);
+  for (let j = 0; j < 256 && client.write(chunk); j++);
+}
+await new Promise((resolve) => setTimeout(resolve, 100));
+let buffered = 0;
+for (const client of clients) buffered += client.bytesWritten - client.writableLength;
+clients.pop()?.destroy();
+server.close();
+await new Promise((resolve) => setTimeout(resolve, 100));
+const descriptors = fs.readdirSync("/proc/self/fd").length;
+return { buffered, descriptors };
+""",
+        },
+        "quotas": {
+            "python": """
+import ctypes, os, select, time
+libc = ctypes.CDLL(None, use_errno=True)
+refused = {}
+def ask(name, call):
+    ctypes.set_errno(0)
+    try:
+        result = call()
+    except OSError as error:
+        refused[name] = error.errno
+        return None
+    if result == -1:
+        refused[name] = ctypes.get_errno()
+        return None
+    refused[name] = "allowed"
+    return result
+ask("inotify_init1", lambda: libc.inotify_init1(0))
+ask("fanotify_init", lambda: libc.fanotify_init(0, 0))
+hog = ask("epoll", lambda: select.epoll())
+held = 0
+if hog is not None:  # take every watch there is, a few seconds long
+    read, write = os.pipe()
+    copies = [read]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            copy = os.dup(read)
+            hog.register(copy, select.EPOLLIN)
+            os.close(copy)  # the watch stays: the file is still open through `read`
+            held += 1
+        except OSError:
+            break
+answer = await tools.host_check({})
+return {"refused": refused, "held": held, "host": answer}
+""",
+            "typescript": """
+const fs = await import("node:fs");
+const net = await import("node:net");
+const refused: Record<string, string> = {};
+try { fs.watch("/tmp").close(); refused["inotify"] = "allowed"; }
+catch (error: any) { refused["inotify"] = String(error.code); }
+const sockets: any[] = [];
+const server = net.createServer((socket) => sockets.push(socket));
+await new Promise<void>((resolve) => server.listen("/tmp/hog.sock", resolve));
+let held = 0;
+for (let i = 0; i < 1000; i++) {
+  const client = net.connect("/tmp/hog.sock");
+  const ok = await new Promise<boolean>((resolve) => {
+    client.on("connect", () => resolve(true));
+    client.on("error", () => resolve(false));
+  });
+  if (!ok) break;
+  sockets.push(client);
+  held += 1;
+}
+const host = await tools.host_check({});
+return { refused, held, host };
+""",
+        },
     }
 
 
@@ -349,28 +558,29 @@ def seccomp_program() -> str:
 
     arch = architecture()
     clone = arch.numbers["clone"] if arch is not None else -1
-    head = f"DENIED = {json.dumps(denied_numbers())}\nCLONE = {clone}\nNEWEST = {NEWEST}\n"
+    denied = json.dumps(denied_numbers(epoll=False))  # the Python worker waits without epoll
+    head = f"DENIED = {denied}\nCLONE = {clone}\nNEWEST = {NEWEST}\n"
     return head + SECCOMP_PROGRAM
 
 
 def probe_names(language: str) -> list[str]:
-    names = list(PROGRAMS)
+    names = [name for name, programs in PROGRAMS.items() if language in programs]
     return [*names, "seccomp"] if language == "python" else names
 
 
 def _host_view() -> dict[str, Any]:
     """Every descendant of this process that runs in another pid namespace (inside a
-    sandbox), or is bubblewrap itself, with its ids as the host sees them."""
+    sandbox), or is bubblewrap itself, with its ids as the host sees them; and, on a root
+    host, which other processes share a sandbox process's uid and whether a process of
+    nobody's uid (65534) could open a sandbox process's memory."""
     from codegen.codemode.runtimes.worker_pool import descendants
 
     found: dict[str, Any] = {}
-    for pid in descendants(os.getpid()):
-        try:
-            with open(f"/proc/{pid}/status") as file:
-                lines = file.read().splitlines()
-        except OSError:
+    ours = set(descendants(os.getpid()))
+    for pid in ours:
+        status = _status(pid)
+        if status is None:
             continue
-        status = dict(line.split(":\t", 1) for line in lines if ":\t" in line)
         inside = len(status.get("NSpid", "").split()) > 1
         if inside or status.get("Name") == "bwrap":
             found[str(pid)] = {
@@ -380,7 +590,92 @@ def _host_view() -> dict[str, Any]:
                 "groups": status.get("Groups", "").split(),
                 "inside": inside,
             }
-    return found
+    if os.geteuid() != 0:
+        return {"processes": found}
+    uids = {each["uid"][0] for each in found.values() if each["inside"]}
+    neighbours = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in ours:
+            status = _status(int(entry))
+            if status is not None and uids & set(status.get("Uid", "").split()):
+                neighbours.append(f"{status.get('Name')} ({entry})")
+    inside = [int(pid) for pid, each in found.items() if each["inside"]]
+    return {
+        "processes": found,
+        "neighbours": neighbours,
+        "nobody_reads": _opened_as(65534, inside),
+    }
+
+
+def _status(pid: int) -> dict[str, str] | None:
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return None
+    return dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+
+
+def _opened_as(uid: int, pids: list[int]) -> list[int]:
+    """Which of `pids` a process of `uid` (and the same gid, no other group) can open the
+    memory of, read-only, as a process outside the sandbox would."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        opened = []
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            for pid in pids:
+                try:
+                    os.close(os.open(f"/proc/{pid}/mem", os.O_RDONLY))
+                    opened.append(pid)
+                except OSError:
+                    pass
+            os.write(write, json.dumps(opened).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        said = answer.read()
+    os.waitpid(child, 0)
+    return json.loads(said or "[]")
+
+
+def _host_check() -> dict[str, Any]:
+    """What the host can still do while a program holds every watch it can: make an epoll
+    instance with watches on fresh pipes, and an inotify watch (each needs the per-user
+    quotas a program might take)."""
+    import ctypes
+    import select
+
+    answer: dict[str, Any] = {}
+    pipes = []
+    try:
+        poller = select.epoll()
+        try:
+            for _ in range(32):
+                read, write = os.pipe()
+                pipes += [read, write]
+                poller.register(read, select.EPOLLIN)
+            answer["epoll"] = "ok"
+        finally:
+            poller.close()
+    except OSError as error:
+        answer["epoll"] = error.errno
+    finally:
+        for fd in pipes:
+            os.close(fd)
+    libc = ctypes.CDLL(None, use_errno=True)
+    watcher = libc.inotify_init1(0)
+    if watcher < 0:
+        answer["inotify"] = ctypes.get_errno()
+    else:
+        added = libc.inotify_add_watch(watcher, b"/", 0x100)  # IN_CREATE
+        answer["inotify"] = "ok" if added >= 0 else ctypes.get_errno()
+        os.close(watcher)
+    return answer
 
 
 async def _run_one(runtime: Any, program: str) -> dict[str, Any]:
@@ -392,10 +687,12 @@ async def _run_one(runtime: Any, program: str) -> dict[str, Any]:
     async def call(name: str, arguments: Any) -> Any:
         if name == "host_view":
             return _host_view()
+        if name == "host_check":
+            return _host_check()
         echoed.append(len(json.dumps(arguments)))
         return {"echoed": True}
 
-    bindings = Bindings(("echo", "host_view"), call)
+    bindings = Bindings(("echo", "host_view", "host_check"), call)
     try:
         output = await runtime.run(program, bindings, AbortController().signal)
     except CodeRunFailed as failure:
@@ -515,12 +812,21 @@ def _identity(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> 
 
 @_on_result
 def _host_view_check(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    from codegen.codemode.sandbox.identities import RANGE
+
     problems: list[str] = []
-    if not any(each["inside"] for each in result.values()):
+    processes = result["processes"]
+    if not any(each["inside"] for each in processes.values()):
         return ["no sandboxed process seen from the host"]
-    for pid, each in result.items():
+    for pid, each in processes.items():
         if "0" in each["uid"] or "0" in each["gid"] or "0" in each["groups"]:
             problems.append(f"{each['name']} ({pid}) runs as {each['uid']}/{each['gid']}")
+        if context["host_uid"] == 0 and not all(int(uid) in RANGE for uid in each["uid"]):
+            problems.append(f"{each['name']} ({pid}) runs as {each['uid']}, not a uid of its own")
+    if result.get("neighbours"):
+        problems.append(f"processes outside the sandbox share its uid: {result['neighbours']}")
+    if result.get("nobody_reads"):
+        problems.append(f"nobody's processes can read the memory of {result['nobody_reads']}")
     return problems
 
 
@@ -531,7 +837,7 @@ def _seccomp(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> l
     from codegen.codemode.sandbox.seccomp import denied_numbers
 
     problems: list[str] = []
-    for name, (_, wanted) in denied_numbers().items():
+    for name, (_, wanted) in denied_numbers(epoll=False).items():
         if name in result and result[name] != wanted:
             problems.append(f"{name} answered {result[name]}, expected errno {wanted}")
     for name, wanted in (("clone_newuser", errno.EPERM), ("newest_plus_one", errno.ENOSYS)):
@@ -600,6 +906,71 @@ def _raw_frame(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     return problems
 
 
+@_on_result
+def _families(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    import errno
+
+    problems: list[str] = []
+    for what, said in result.items():
+        local = what.startswith(("AF_UNIX", "unix_pair"))
+        if local and said != "opened":
+            problems.append(f"{what}: {said}, expected a local socket to open")
+        wanted = (errno.EAFNOSUPPORT, "EAFNOSUPPORT")
+        if not local and said not in wanted:
+            problems.append(f"{what}: {said}, expected EAFNOSUPPORT")
+    return problems
+
+
+@_on_result
+def _unbounded_memory(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    import errno
+
+    return [
+        f"{name}: {said}, expected EPERM" for name, said in result.items() if said != errno.EPERM
+    ]
+
+
+def _kernel_buffers(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    """Killed for want of memory (the run's memory cgroup counts kernel buffers) is
+    contained; else what the program parked in kernel buffers stays within its share of
+    the stated bound (`cgroups.run_memory_bound`)."""
+    from codegen.codemode.run_limits import DESCRIPTORS
+    from codegen.codemode.sandbox.cgroups import descriptor_buffer_bytes
+
+    if not outcome["ok"]:
+        text = outcome.get("message", "")
+        return [] if "out of memory" in text else [f"the probe failed: {text[:300]}"]
+    result = outcome["result"]
+    problems = []
+    if result["descriptors"] > DESCRIPTORS:
+        problems.append(f"{result['descriptors']} descriptors open, at most {DESCRIPTORS}")
+    bound = DESCRIPTORS * descriptor_buffer_bytes()
+    if result["buffered"] > bound:
+        problems.append(f"{result['buffered']} bytes in kernel buffers, over {bound}")
+    return problems
+
+
+@_on_result
+def _quotas(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    import errno
+
+    from codegen.codemode.run_limits import DESCRIPTORS
+
+    problems = [
+        f"{name}: {said}, expected EPERM"
+        for name, said in result["refused"].items()
+        if said not in (errno.EPERM, "EPERM")
+    ]
+    if result["held"] > DESCRIPTORS:
+        problems.append(f"the program held {result['held']} watches or sockets")
+    problems += [
+        f"the host could not make {what} watches while the program ran: {said}"
+        for what, said in result["host"].items()
+        if said != "ok"
+    ]
+    return problems
+
+
 CHECKS: dict[str, Checker] = {
     "sysctl": _sysctl,
     "identity": _identity,
@@ -610,6 +981,10 @@ CHECKS: dict[str, Checker] = {
     "big_error": _big_error,
     "big_arguments": _big_arguments,
     "raw_frame": _raw_frame,
+    "families": _families,
+    "unbounded_memory": _unbounded_memory,
+    "kernel_buffers": _kernel_buffers,
+    "quotas": _quotas,
 }
 
 

@@ -2,7 +2,7 @@
 secret that must never reach a program, the checks that no sandboxed process is left, and
 the programs a sandbox's unprivileged uid can reach.
 
-On a root host bubblewrap runs as `RUN_AS` and binds only what that uid may reach; the
+On a root host bubblewrap runs as a uid of its own and binds only what that uid may reach; the
 interpreter, Node or `typescript` package of a test set-up may live under a folder closed to
 it (pyenv under /root, a virtual environment in a checkout there). `python_for` and
 `staged` give the tests a copy they can reach (hard links where the file system allows),
@@ -24,7 +24,8 @@ import psutil
 import pytest
 
 from codegen.codemode.code_runtime import Bindings, CodeRunFailed
-from codegen.codemode.sandbox.launchers import RUN_AS, host_is_root, unreachable
+from codegen.codemode.sandbox.identities import STRANGER
+from codegen.codemode.sandbox.launchers import host_is_root, unreachable
 from processes import left_processes
 
 SANDBOXES = ("auto", "bubblewrap", "namespaces")
@@ -63,7 +64,7 @@ def host_secret() -> Iterator[None]:
 
 def reachable(path: str) -> bool:
     """Whether the sandbox's uid on a root host may reach `path` (always, on another host)."""
-    return not host_is_root() or unreachable(path, *RUN_AS) is None
+    return not host_is_root() or unreachable(path, *STRANGER) is None
 
 
 @cache

@@ -196,6 +196,26 @@ def test_check_passes_when_current_and_prints_a_diff_otherwise(
     assert run(capsys, "build", "tools", "-o", "out", "--check")[0] == 0
 
 
+def test_check_never_reads_an_output_through_a_symbolic_link(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repository's `out/tools.py` may be a link to a developer's file: `--check` must not
+    print that file's text in its diff (a CI log), and `build` replaces the link by the
+    output, leaving the file it pointed at alone."""
+    secret = project.parent / f"{project.name}-secret.txt"
+    secret.write_text("SECRET-TOKEN\n")
+    (project / "out").mkdir()
+    (project / "out" / "tools.py").symlink_to(secret)
+    status, out, err = run(capsys, "build", "tools", "-o", "out", "--check")
+    assert status == 2
+    assert "SECRET-TOKEN" not in out + err
+    assert "out/tools.py: is a symbolic link, not an output file" in err
+    assert run(capsys, "build", "tools", "-o", "out")[0] == 0
+    assert not (project / "out" / "tools.py").is_symlink()
+    assert secret.read_text() == "SECRET-TOKEN\n"
+    assert run(capsys, "build", "tools", "-o", "out", "--check")[0] == 0
+
+
 def test_quiet_and_verbose(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "build", "tools", "-o", "out", "--quiet")
     assert (status, out, err) == (0, "", "")

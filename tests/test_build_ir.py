@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen import ir
+from codegen.build import builder, limits
 from codegen.build.builder import build_type
 from codegen.build.merge import merge_schemas
 from codegen.engine import compile_sources, compile_value
@@ -22,6 +26,7 @@ from codegen.identifiers import (
     reserved_type_names,
     type_base,
 )
+from codegen.normalize import normalize_schema
 from conftest import GOLDEN_CASES, ROOT, SCHEMAS
 
 
@@ -232,6 +237,55 @@ def test_an_allof_diamond_merges_and_only_true_recursion_degrades() -> None:
         "right": (ir.Primitive("boolean"), False),
         "value": (ir.Primitive("integer"), True),
     }
+
+
+SELF_UNION = {"anyOf": [{"$ref": "#/$defs/a"}]}
+"""`a = a`: a union whose one arm refers back to it, which admits no value."""
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected", "pointer"),
+    [
+        (  # the keywords beside a union merged into an arm whose target refers to itself
+            {"anyOf": [{"$ref": "#/$defs/a"}], "minLength": 1, "$defs": {"a": SELF_UNION}},
+            ir.NeverType(),
+            "/inputSchema/$defs/a/$ref",
+        ),
+        (  # the same recursion reached through an `allOf` arm inside the merged target
+            {
+                "allOf": [{"$ref": "#/$defs/a"}],
+                "$defs": {"a": {"anyOf": [{"allOf": [{"$ref": "#/$defs/a"}]}], "minLength": 1}},
+            },
+            ir.UnknownType("allOf through a recursive $ref cannot be merged"),
+            "/inputSchema/$defs/a/anyOf/0/allOf",
+        ),
+    ],
+)
+def test_a_target_merged_into_a_node_being_built_is_not_merged_again(
+    schema: dict[str, Any], expected: ir.TypeNode, pointer: str
+) -> None:
+    """A `$ref` target whose keywords a merge took in counts as being built: a reference
+    back to it is the recursion it is, with a warning, not a new merge each time round."""
+    compiled = compile_value({"name": "t", "inputSchema": schema})
+    assert compiled.catalog is not None
+    assert compiled.catalog.tools[0].args == expected
+    assert [d.pointer for d in compiled.warnings] == [pointer]
+
+
+def test_a_merged_target_reached_again_through_the_document_is_a_named_recursion() -> None:
+    """A recursion that passes a node of the document (`parent`, an `allOf` of one `$ref`)
+    meets that node again: the merge below it is made once more and names the cycle."""
+    node = {"allOf": [{"$ref": "#/$defs/Node"}]}
+    schema = {
+        "type": "object",
+        "properties": {"tree": node},
+        "$defs": {"Node": {"type": "object", "properties": {"parent": node}}},
+    }
+    compiled = compile_value({"name": "t", "inputSchema": schema})
+    assert compiled.catalog is not None and not compiled.warnings
+    objects = [t for t in compiled.catalog.tools[0].types if isinstance(t, ir.ObjectType)]
+    parents = [f.type for t in objects for f in t.fields if f.key == "parent"]
+    assert parents and all(isinstance(parent, ir.RefType) for parent in parents)
 
 
 def test_unknown_keywords_warn_but_extensions_do_not() -> None:
@@ -695,6 +749,200 @@ def test_a_clique_of_unions_builds_in_linear_time() -> None:
     fields = _args_fields(compile_value({"name": "t", "inputSchema": schema}))
     for field in fields.values():
         assert field.type == ir.LiteralType(tuple(range(size)))
+
+
+class _TooManyMerges(AssertionError):
+    """The build merged more schemas than a test allows (raised at once, so a build whose
+    merges grow exponentially fails in a moment instead of running for minutes)."""
+
+
+@contextmanager
+def _merges_at_most(limit: int) -> Iterator[list[int]]:
+    """Count the build's calls to `merge_schemas` (the count in the list yielded); fail as
+    soon as there are more than `limit`. A count, never a clock: a busy machine cannot fail
+    the test."""
+    count = [0]
+
+    def counted(schemas: list[dict[str, Any]], notes: list[str] | None = None) -> Any:
+        count[0] += 1
+        if count[0] > limit:
+            raise _TooManyMerges(f"more than {limit} merges")
+        return merge_schemas(schemas, notes)
+
+    with mock.patch.object(builder, "merge_schemas", counted):
+        yield count
+
+
+STRING = {"type": "string"}
+
+
+def _ref_fan(depth: int, leaf: dict[str, Any], wrapped: bool = False) -> dict[str, Any]:
+    """`L{k}a` and `L{k}b` each a union of both `L{k+1}`s, with `minLength` beside the
+    root's union: 2**depth paths to each leaf, every one through merged unions."""
+
+    def arm(name: str) -> dict[str, Any]:
+        ref = {"$ref": f"#/$defs/{name}"}
+        return {"allOf": [ref]} if wrapped else ref
+
+    defs = {
+        f"L{k}{side}": {"anyOf": [arm(f"L{k + 1}a"), arm(f"L{k + 1}b")]}
+        if k < depth - 1
+        else {**leaf, "title": side}
+        for k in range(depth)
+        for side in "ab"
+    }
+    return {"anyOf": [arm("L0a")], "minLength": 1, "$defs": defs}
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["ref-arms", "allof-arms"])
+def test_merged_unions_over_a_fan_of_refs_merge_each_arm_once(wrapped: bool) -> None:
+    """The keywords beside a union merged into `$ref` arms that fan out: each (arm, keywords)
+    pair is merged once and its type reused, not merged again once per path (2**17 paths
+    here; the build took seconds)."""
+    depth = 17
+    with _merges_at_most(8 * 2 * depth):
+        compiled = compile_value({"name": "t", "inputSchema": _ref_fan(depth, STRING, wrapped)})
+    assert compiled.catalog is not None and not compiled.warnings
+    assert compiled.catalog.tools[0].args == ir.Primitive("string")
+
+
+def test_a_merge_reached_by_many_paths_is_one_named_type() -> None:
+    """A merged object is named where it is first reached and every other path refers to
+    that name: one type per distinct merge, each name decided once."""
+    leaf = {"type": "object", "properties": {"x": STRING}}
+    schema = {**_ref_fan(17, leaf), "required": ["x"]}
+    del schema["minLength"]
+    with _merges_at_most(8 * 2 * 17):
+        compiled = compile_value({"name": "t", "inputSchema": schema})
+    assert compiled.catalog is not None and not compiled.warnings
+    objects = [t for t in compiled.catalog.tools[0].types if isinstance(t, ir.ObjectType)]
+    assert len(objects) == 2  # the two leaves, each merged with `required` once
+    assert all(o.fields[0].required for o in objects)
+
+
+def _union_clique(size: int) -> dict[str, Any]:
+    """`size` unions that each refer to every one of them, with `minimum` beside the root's."""
+    defs = {
+        f"N{i}": {"anyOf": [{"const": i}, *({"$ref": f"#/$defs/N{j}"} for j in range(size))]}
+        for i in range(size)
+    }
+    return {"anyOf": [{"$ref": "#/$defs/N0"}], "minimum": 0, "$defs": defs}
+
+
+def test_merged_unions_over_a_clique_of_refs_merge_a_polynomial_number_of_times() -> None:
+    """Every union refers to every other and keywords stand beside the root's: the merges
+    are one per (arm, keywords) pair, not one per ordering of the clique (8! of them; the
+    build took seconds)."""
+    size = 8
+    with _merges_at_most(2 * size * size):
+        compiled = compile_value({"name": "t", "inputSchema": _union_clique(size)})
+    assert compiled.catalog is not None
+    (alias,) = compiled.catalog.tools[0].types
+    assert isinstance(alias, ir.AliasType)
+    assert alias.target == ir.LiteralType(tuple(range(size)))
+
+
+def _crosswise(depth: int) -> dict[str, Any]:
+    """`P{k}` and `Q{k}`, objects whose `x` and `y` refer to `P{k+1}` and `Q{k+1}` in
+    opposite orders, merged by the root's `allOf`: each merge makes new `allOf`s for the
+    properties both declare, and those merge the next level's pair again."""
+    defs = {}
+    for k in range(depth):
+
+        def ref(name: str, k: int = k) -> dict[str, Any]:
+            return {"$ref": f"#/$defs/{name}{k + 1}"} if k < depth - 1 else STRING
+
+        defs[f"P{k}"] = {"type": "object", "properties": {"x": ref("P"), "y": ref("Q")}}
+        defs[f"Q{k}"] = {"type": "object", "properties": {"x": ref("Q"), "y": ref("P")}}
+    return {"allOf": [{"$ref": "#/$defs/P0"}, {"$ref": "#/$defs/Q0"}], "$defs": defs}
+
+
+def test_allofs_a_merge_makes_are_merged_once_per_content() -> None:
+    """The `allOf` a merge makes for a property both arms declare is merged once for all
+    the made nodes alike, not once per path (2**30 of them here)."""
+    depth = 30
+    with _merges_at_most(8 * depth):
+        compiled = compile_value({"name": "t", "inputSchema": _crosswise(depth)})
+    assert compiled.catalog is not None and not compiled.warnings
+    objects = [t for t in compiled.catalog.tools[0].types if isinstance(t, ir.ObjectType)]
+    assert len(objects) <= 8 * depth
+    assert len({o.name for o in objects}) == len(objects)
+
+
+def _piled_up(depth: int) -> dict[str, Any]:
+    """A fan of refs whose every def adds a property of its own: the keywords merged into
+    each arm differ along every path, so there is a distinct object per path (2**depth)."""
+    defs = {}
+    for k in range(depth):
+        arms = [{"$ref": f"#/$defs/L{k + 1}a"}, {"$ref": f"#/$defs/L{k + 1}b"}]
+        for side in "ab":
+            defs[f"L{k}{side}"] = {
+                "properties": {f"{side}{k}": STRING},
+                "anyOf": arms if k < depth - 1 else [{"type": "object"}],
+            }
+    return {"anyOf": [{"$ref": "#/$defs/L0a"}], "minProperties": 1, "$defs": defs}
+
+
+def _merge_limit_warnings(compiled: Any, budget: int) -> list[str]:
+    """The pointers of the warnings that merges past `budget` degraded a node."""
+    assert compiled.catalog is not None
+    limited = [w for w in compiled.warnings if f"more than {budget} schema merges" in w.message]
+    assert all(w.message.endswith("the limit for its size; typed as any value") for w in limited)
+    return [w.pointer for w in limited]
+
+
+def test_merges_past_a_schemas_budget_degrade_with_one_warning_per_place() -> None:
+    """What no memo can share (a type per path) stops at `MERGES_PER_NODE` merges per node
+    of the schema: the nodes that need more are any value, each place warned of once."""
+    schema = _piled_up(40)
+    budget = limits.MERGES_PER_NODE * len(normalize_schema(schema).origins)
+    assert budget < limits.MERGE_LIMIT
+    with _merges_at_most(budget):
+        compiled = compile_value({"name": "t", "inputSchema": schema})
+    pointers = _merge_limit_warnings(compiled, budget)
+    assert pointers and len(set(pointers)) == len(pointers)
+    assert all(p.startswith("/inputSchema/$defs/L") for p in pointers)
+
+
+def test_no_schema_makes_more_merges_than_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However large a schema, its merges stop at `MERGE_LIMIT`."""
+    monkeypatch.setattr(limits, "MERGE_LIMIT", 300)
+    with _merges_at_most(300):
+        compiled = compile_value({"name": "t", "inputSchema": _piled_up(40)})
+    assert _merge_limit_warnings(compiled, 300)
+
+
+MIN_LENGTH = {"minLength": 1}
+
+
+@st.composite
+def _ref_fanouts(draw: st.DrawFn) -> dict[str, Any]:
+    """Unions over `$ref`s to one another (cycles, cliques, diamonds), with one keyword
+    beside the root's union and beside some of the others."""
+    size = draw(st.integers(2, 6))
+    names = [f"d{i}" for i in range(size)]
+    refs = st.sampled_from(names).map(lambda name: {"$ref": f"#/$defs/{name}"})
+    arms = st.lists(st.one_of(refs, refs, refs, st.just(STRING)), min_size=1, max_size=size)
+    beside = st.sampled_from([{}, MIN_LENGTH])
+    defs = {name: {**draw(beside), "anyOf": draw(arms)} for name in names}
+    root = draw(st.lists(refs, min_size=1, max_size=3))
+    return {"anyOf": root, **MIN_LENGTH, "$defs": defs}
+
+
+def _arms(schema: dict[str, Any]) -> int:
+    return len(schema["anyOf"]) + sum(len(d["anyOf"]) for d in schema["$defs"].values())
+
+
+@settings(max_examples=100, deadline=None)
+@given(_ref_fanouts())
+def test_merges_stay_linear_in_the_size_of_a_ref_fanout(schema: dict[str, Any]) -> None:
+    """However the unions refer to one another, each (arm, keywords) pair is merged once:
+    with one set of keywords beside the unions, at most one merge per `$ref` target (the
+    `allOf` that merges it) and one per arm."""
+    with _merges_at_most(_arms(schema) + len(schema["$defs"])):
+        compiled = compile_value({"name": "t", "inputSchema": schema})
+    assert compiled.catalog is not None
+    assert not any("schema merges" in w.message for w in compiled.warnings)
 
 
 def test_draft03_required_flag_makes_the_key_required() -> None:

@@ -151,7 +151,7 @@ def test_disk_round_trip_gives_the_same_bytes(tmp_path: Path) -> None:
     assert writer.save() is True
     assert writer.save() is False  # nothing new since
     assert [p.name for p in tmp_path.iterdir()] == [SHARDS]
-    assert all(p.suffix == ".pickle" and len(p.stem) == 2 for p in (tmp_path / SHARDS).iterdir())
+    assert all(p.suffix == ".json" and len(p.stem) == 2 for p in (tmp_path / SHARDS).iterdir())
     reader = ToolCache(tmp_path)
     compiled = compile_definitions(loaded.tools, loaded.diagnostics, reader)
     assert reader.hits == len(loaded.tools) and reader.misses == 0
@@ -189,16 +189,21 @@ def test_an_interrupted_save_leaves_the_old_shards_whole(
 
 @pytest.mark.parametrize(
     "content",
-    [b"", b"not a pickle", pickle.dumps(("another build", {})), pickle.dumps([1, 2, 3])],
-    ids=["empty", "garbage", "other-fingerprint", "wrong-shape"],
+    [b"", b"not a pickle", pickle.dumps(("another build", {})), b"[1, 2, 3]\n"],
+    ids=["empty", "garbage", "a-pickle", "wrong-shape"],
 )
 def test_a_bad_cache_file_is_a_cold_cache(tmp_path: Path, content: bytes) -> None:
+    """(`tests/test_cache_files.py` plants every other kind of bad file.)"""
     (tmp_path / SHARDS).mkdir()
     for shard in ("00", "7f", "ff"):
-        (tmp_path / SHARDS / f"{shard}.pickle").write_bytes(content)
+        (tmp_path / SHARDS / f"{shard}.json").write_bytes(content)
+        (tmp_path / SHARDS / f"{shard}.pickle").write_bytes(content)  # not a shard's name
     definitions = definitions_of(COLLIDING)
     memo = ToolCache(tmp_path)
-    compiled = compile_definitions(definitions, cache=memo)
+    errors = io.StringIO()
+    with redirect_stderr(errors):
+        compiled = compile_definitions(definitions, cache=memo)
+    assert errors.getvalue().count("codegen: warning: cache file ") == 3
     assert memo.hits == 0
     assert rendered(compiled, memo) == rendered(compile_definitions(definitions))
 
@@ -238,7 +243,7 @@ def test_cli_sdk_with_a_cache(tmp_path: Path) -> None:
 
     plain = run()
     assert run("--cache", str(tmp_path / "cache")) == plain
-    assert any((tmp_path / "cache" / SHARDS).glob("*.pickle"))
+    assert any((tmp_path / "cache" / SHARDS).glob("*.json"))
     assert run("--cache", str(tmp_path / "cache")) == plain
 
 
@@ -277,7 +282,7 @@ def test_build_reads_the_cache_key_and_check_leaves_the_cache_alone(
         assert main(["build", "--quiet", "--check"]) == 1
         assert not (tmp_path / ".codegen-cache").exists()
         assert main(["build", "--quiet"]) == 0
-        assert any((tmp_path / ".codegen-cache" / SHARDS).glob("*.pickle"))
+        assert any((tmp_path / ".codegen-cache" / SHARDS).glob("*.json"))
         assert main(["build", "--quiet", "--check"]) == 0
     uncached = tmp_path / "plain"
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):

@@ -4,6 +4,8 @@ create no cgroup (an unprivileged one) makes none, and states the looser memory 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -12,9 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_limits import DESCRIPTORS, RuntimeLimits
 from codegen.codemode.sandbox import cgroups
-from codegen.codemode.sandbox.cgroups import RunCgroup, parents, run_memory_bound
+from codegen.codemode.sandbox.cgroups import (
+    RunCgroup,
+    descriptor_buffer_bytes,
+    parents,
+    run_memory_bound,
+)
 from codegen.codemode.sandbox.launchers import TMP_BYTES
 from conftest import ROOT
 
@@ -57,7 +64,40 @@ def test_the_memory_bound_is_stated_as_it_holds() -> None:
     if "memory" in parents():
         assert bound == limits.memory_bytes + TMP_BYTES and "memory cgroup" in how
     else:
-        assert bound == 10 * limits.memory_bytes + TMP_BYTES and "no memory cgroup" in how
+        buffers = DESCRIPTORS * 11 * descriptor_buffer_bytes()
+        assert bound == 10 * limits.memory_bytes + buffers + TMP_BYTES
+        assert "no memory cgroup" in how and f"{buffers // 1024 // 1024} MiB in the kernel" in how
+
+
+def test_a_descriptor_holds_at_most_a_pipe_or_a_doubled_socket_buffer() -> None:
+    """The per-descriptor bound is read from this kernel's settings: what a full pipe and a
+    full local socket (SO_SNDBUF asked as large as can be) really hold stays within it."""
+    import fcntl
+    import socket
+
+    bound = descriptor_buffer_bytes()
+    read, write = os.pipe()
+    left, right = socket.socketpair()
+    try:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(write, 1031, 1 << 30)  # F_SETPIPE_SZ
+        left.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+        os.set_blocking(write, False)
+        left.setblocking(False)
+        for send in (lambda data: os.write(write, data), left.send):
+            held = 0
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    held += send(b"x" * 65536)
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    held += send(b"x" * 512)
+            assert 0 < held <= bound
+    finally:
+        for fd in (read, write):
+            os.close(fd)
+        left.close()
+        right.close()
 
 
 HOST = """

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from codegen.cli import main
+from codegen.errors import UsageError
 from conftest import CORPUS, FIXTURES, ROOT, SCHEMAS
 
 INVALID = sorted((FIXTURES / "invalid").glob("*.json"))
@@ -124,6 +125,51 @@ def test_internal_errors_exit_2_without_traceback(
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: boom" in err and "report" in err
     assert "Traceback" not in err
+
+
+def test_an_internal_error_names_what_failed_inside_exception_groups(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Task groups wrap what they raise ("unhandled errors in a TaskGroup", which names
+    nothing): the message names every innermost exception, with the notes added on its way
+    out (which upstream); a usage error or Ctrl-C inside is reported as itself."""
+    import codegen.engine
+
+    def raising(error: BaseException) -> Any:
+        def explode(*args: Any, **kwargs: Any) -> None:
+            raise error
+
+        return explode
+
+    bad = ValueError("a tool's schema is\nnot an object")
+    serving = ExceptionGroup("unhandled errors in a TaskGroup", [bad, KeyError("name")])
+    serving.add_note('while serving the upstream "hostile" (python hostile.py)')
+    nested = ExceptionGroup("unhandled errors in a TaskGroup", [serving])
+    monkeypatch.setattr(codegen.engine, "compile_sources", raising(nested))
+    assert main(["validate", str(SCHEMAS / "empty.json")]) == 2
+    err = capsys.readouterr().err
+    where = '(while serving the upstream "hostile" (python hostile.py))'
+    assert err.splitlines()[0] == (
+        f"codegen: internal error: 2 failures: ValueError: a tool's schema is not an object "
+        f"{where}; KeyError: 'name' {where}"
+    )
+    assert "This is a bug in codegen" in err
+    assert "ExceptionGroup" not in err and "TaskGroup" not in err and "Traceback" not in err
+
+    lone = BaseExceptionGroup("unhandled errors in a TaskGroup", [RuntimeError("boom")])
+    monkeypatch.setattr(codegen.engine, "compile_sources", raising(lone))
+    assert main(["validate", str(SCHEMAS / "empty.json")]) == 2
+    assert "codegen: internal error: RuntimeError: boom\n" in capsys.readouterr().err
+
+    usage = ExceptionGroup("unhandled errors in a TaskGroup", [UsageError("serve: --http: no")])
+    monkeypatch.setattr(codegen.engine, "compile_sources", raising(usage))
+    assert main(["validate", str(SCHEMAS / "empty.json")]) == 2
+    assert capsys.readouterr().err == "codegen: serve: --http: no\n"
+
+    stopped = BaseExceptionGroup("unhandled errors in a TaskGroup", [KeyboardInterrupt()])
+    monkeypatch.setattr(codegen.engine, "compile_sources", raising(stopped))
+    assert main(["validate", str(SCHEMAS / "empty.json")]) == 130
+    assert capsys.readouterr().err == "codegen: interrupted\n"
 
 
 def test_help_documents_exit_codes() -> None:

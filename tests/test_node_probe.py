@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from sandbox_checks import staged
 
+from codegen._support.program_lookup import find_program
 from codegen.codemode.code_runtime import Bindings, CodeRunFailed
 from codegen.codemode.execution import ToolCall
 from codegen.codemode.languages import RUN_CODE_FLAVORS
@@ -34,7 +35,6 @@ from codegen.codemode.runtimes.node_probe import (
     permission_flag,
     probe_node,
     strips_types,
-    which,
 )
 from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
@@ -171,7 +171,7 @@ def test_a_planted_typescript_package_in_the_working_directory_is_never_loaded(
     with pytest.raises(NodeUnavailable) as raised:
         probe_node(system, None, "typescript")
     assert "needs the `typescript` package" in str(raised.value)
-    assert which("node") not in (None, str(workspace / "node"), "./node")
+    assert find_program("node") not in (None, str(workspace / "node"), "./node")
     failure = failure_of(TypeScriptRuntime(node=system, stripper="typescript", sandbox="none"))
     assert "npm install -g typescript" in failure.message
 

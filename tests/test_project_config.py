@@ -345,3 +345,127 @@ def test_deprecated_keys_warn_on_every_command_unless_quiet(project: Project) ->
     assert status == 0 and "'format' is deprecated; name it 'input_format'" in err
     status, _, err = project.run("sdk", "tools", "--lang", "python", "--quiet")
     assert (status, err) == (0, "")
+
+
+# --- paths: a repository's table never leads outside its project -------------------------
+
+
+@pytest.fixture
+def nested(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Project:
+    """A project in `repo/` beside a folder `outside/` that it must not reach."""
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "outside").mkdir()
+    monkeypatch.chdir(tmp_path / "repo")
+    return Project(tmp_path / "repo", capsys)
+
+
+def _leads_outside(nested: Project, how: str) -> str:
+    """The value of a path key that leads to `outside/x`: as `..`, as an absolute path, or
+    through a symbolic link inside the project."""
+    outside = nested.root.parent / "outside"
+    if how == "dotdot":
+        return "../outside/x"
+    if how == "absolute":
+        return str(outside / "x")
+    (nested.root / "link").symlink_to(outside, target_is_directory=True)
+    return "link/x"
+
+
+def _refused(err: str, nested: Project, key: str) -> None:
+    pyproject = (nested.root / "pyproject.toml").resolve()
+    assert err.startswith(f"codegen: {pyproject}: [tool.codegen] {key}: "), err
+    assert f"outside the project folder {nested.root.resolve()}" in err
+    assert "a path elsewhere can be given on the command line" in err
+
+
+WAYS_OUT = ["dotdot", "absolute", "symlink"]
+
+
+@pytest.mark.parametrize("how", WAYS_OUT)
+def test_an_out_outside_the_project_is_refused_unless_given_on_the_command_line(
+    how: str, nested: Project
+) -> None:
+    nested.tools(files=[TOOL])
+    value = _leads_outside(nested, how)
+    nested.table(f'sources = ["tools"]\nout = {json.dumps(value)}\n')
+    for check in ((), ("--check",)):
+        status, _, err = nested.run("build", *check)
+        assert status == 2
+        _refused(err, nested, "out")
+        if how == "symlink":
+            assert "leads through a symbolic link to" in err
+    assert not (nested.root.parent / "outside" / "x").exists()
+    # The same path named on the command line is the user's choice.
+    status, _, err = nested.run("build", "-o", value)
+    assert status == 0, err
+    assert (nested.root.parent / "outside" / "x" / "tools.py").is_file()
+
+
+@pytest.mark.parametrize("how", WAYS_OUT)
+def test_a_cache_outside_the_project_is_refused_unless_given_on_the_command_line(
+    how: str, nested: Project
+) -> None:
+    nested.tools(files=[TOOL])
+    value = _leads_outside(nested, how)
+    nested.table(f'sources = ["tools"]\nout = "generated"\ncache = {json.dumps(value)}\n')
+    for args in (("build",), ("build", "--check"), ("sdk", "--lang", "python")):
+        status, _, err = nested.run(*args)
+        assert status == 2
+        _refused(err, nested, "cache")
+    assert not (nested.root.parent / "outside" / "x").exists()
+    status, _, err = nested.run("build", "--cache", value)
+    assert status == 0, err
+    assert any((nested.root.parent / "outside" / "x").iterdir())
+
+
+@pytest.mark.parametrize("how", WAYS_OUT)
+def test_sources_outside_the_project_are_refused_unless_given_on_the_command_line(
+    how: str, nested: Project
+) -> None:
+    """Reading is refused too: a cloned repository must not make `codegen build` read a
+    developer's files and print what it makes of them (diagnostics, `--check` diffs)."""
+    outside = nested.root.parent / "outside"
+    (outside / "x").mkdir()
+    (outside / "x" / "tools.json").write_text(json.dumps([TOOL]))
+    value = _leads_outside(nested, how)
+    nested.table(f'sources = [{json.dumps(value)}]\nout = "generated"\n')
+    for args in (("build",), ("validate",), ("sdk", "--lang", "python")):
+        status, out, err = nested.run(*args)
+        assert status == 2 and "read_file" not in out
+        _refused(err, nested, "sources")
+    status, _, err = nested.run("build", value)
+    assert status == 0, err
+    assert "read_file" in (nested.root / "generated" / "tools.py").read_text()
+
+
+def test_paths_inside_the_project_and_keys_a_command_does_not_take_are_accepted(
+    nested: Project,
+) -> None:
+    nested.tools(files=[TOOL])
+    (nested.root / "inner").mkdir()
+    (nested.root / "inner-link").symlink_to(nested.root / "inner", target_is_directory=True)
+    nested.table(
+        'sources = ["./tools/../tools"]\nout = "inner-link/gen"\ncache = "."\n',
+    )
+    status, _, err = nested.run("build")
+    assert status == 0, err
+    assert (nested.root / "inner" / "gen" / "tools.py").is_file()
+    # `sdk` takes no `out`, and a command line path replaces the table's: neither is checked.
+    nested.table('sources = ["tools"]\nout = "../outside/x"\ncache = "../outside/c"\n')
+    status, _, err = nested.run("sdk", "--lang", "python", "--cache", "c")
+    assert status == 0, err
+    status, _, err = nested.run("build", "-o", "gen", "--cache", "c")
+    assert status == 0, err
+    assert list((nested.root.parent / "outside").iterdir()) == []
+
+
+def test_a_loop_of_symbolic_links_is_refused(nested: Project) -> None:
+    nested.tools(files=[TOOL])
+    (nested.root / "a").symlink_to(nested.root / "b")
+    (nested.root / "b").symlink_to(nested.root / "a")
+    nested.table('sources = ["tools"]\nout = "a"\n')
+    status, _, err = nested.run("build")
+    assert status == 2
+    assert "[tool.codegen] out: a cannot be resolved (a loop of symbolic links)" in err

@@ -4,10 +4,12 @@ upstream whose tool list changes (`tests/fixtures/serve/changing_server.py`)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -356,6 +358,60 @@ def test_mount_prefixes_filters_and_classifies() -> None:
     assert "tool 5 has no name; left out" in mounted.warnings
     assert "deny names 'typo', which the server does not list" in mounted.warnings
     assert anyio.run(specs["srv__read"].handler, {"a": 1}, None) == "read"  # type: ignore[arg-type]
+
+
+# --- shutting down ---------------------------------------------------------------------------
+
+
+class NamedRuntime:
+    """A runtime that only says its language (the wire view needs one; nothing runs)."""
+
+    language = "python"
+
+    async def run(self, *args: Any) -> Any:
+        raise AssertionError("not run")
+
+
+def test_closing_the_host_waits_for_the_discovery_warm_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The search tier warms discovery in a thread that runs extension code (the embedding
+    model's). It is no daemon and `Host.close` (serve's shutdown) joins it, so the
+    interpreter never finalizes while it runs: a daemon thread there aborted the process
+    (SIGABRT, "FATAL: exception not rethrown"). Nothing is warmed after closing."""
+    from codegen.codemode.discovery import Discovery
+    from codegen.codemode.registry import ToolRegistry
+    from codegen.codemode.specs import ToolSpec
+    from codegen.serve.mcp_server import Host
+
+    working, release = threading.Event(), threading.Event()
+
+    def held_warm(self: Discovery) -> None:
+        working.set()
+        release.wait(60)
+
+    monkeypatch.setattr(Discovery, "warm", held_warm)
+    registry = ToolRegistry(mode="code", budget=600)
+    registry.mount_runtime(NamedRuntime())
+    for index in range(12):
+        registry.register(ToolSpec(f"server__tool_{index}", f"Tool number {index} does things."))
+    host = Host(registry, "description", io.StringIO())
+    assert host.view().tier is not None and host.view().tier.tier == "search"
+    assert working.wait(60)
+    (warmer,) = [thread for thread in threading.enumerate() if thread.name == "codegen-discovery"]
+    assert not warmer.daemon
+    closing = threading.Thread(target=host.close)
+    closing.start()
+    closing.join(0.2)
+    assert closing.is_alive(), "close waits for the warming under way"
+    release.set()
+    closing.join(60)
+    assert not closing.is_alive() and not warmer.is_alive()
+    working.clear()
+    registry.register(ToolSpec("server__tool_new", "One more."))
+    host.unmount("none")  # the registry changed: a new view, a new tool set
+    assert host.view().tier is not None
+    assert not any(thread.name == "codegen-discovery" for thread in threading.enumerate())
 
 
 # --- an upstream whose tools change ------------------------------------------------------

@@ -423,6 +423,44 @@ def test_shutdown_leaves_no_process(tmp_path: Path, how: str) -> None:
     assert "Traceback" not in rest
 
 
+HOSTILE = ROOT / "tests" / "fixtures" / "serve" / "hostile_server.py"
+PATCHED = ROOT / "tests" / "fixtures" / "serve" / "patched_serve.py"
+
+
+def test_shutdown_while_discovery_warms_leaves_no_thread_running(tmp_path: Path) -> None:
+    """SIGTERM while the search tier's discovery warm-up runs (held for 2 s by
+    `patched_serve.py --slow-warm`): serve waits for it, so no thread it started is still
+    running when the interpreter finalizes. One that was, inside the embedding model's
+    extension code, aborted the process (SIGABRT, "FATAL: exception not rethrown")."""
+    config = write_config(
+        tmp_path, {"hostile": {"command": sys.executable, "args": [str(HOSTILE)]}}
+    )
+    patched = [sys.executable, str(PATCHED), "", "--slow-warm", "2", "--threads-at-exit"]
+    process = subprocess.Popen(
+        [*patched, "serve", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stderr is not None
+        lines: list[str] = []
+        while not any("search tier" in line for line in lines):
+            raw = process.stderr.readline()
+            assert raw, f"serve ended early: {lines}"
+            lines.append(raw.decode().rstrip("\n"))
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+        rest = process.stderr.read().decode()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "threads at exit: none" in rest, rest
+    assert "Traceback" not in rest and "FATAL" not in rest
+
+
 def test_upstream_that_fails_to_start(tmp_path: Path) -> None:
     config = write_config(
         tmp_path,

@@ -578,21 +578,33 @@ class NormalUser:
     serve_argv: Callable[..., list[str]]
     fixture_server: Callable[[Path], dict[str, Any]]
     process: dict[str, Any]
+    script_argv: Callable[..., list[str]]
+    """`script_argv(PATH, *ARGUMENTS)`: a script that takes the search path first."""
 
     @staticmethod
     def here(tmp_path: Path) -> NormalUser:
         if os.geteuid() != 0:
-            return NormalUser(
-                tmp_path,
-                lambda *arguments: [sys.executable, "-m", "codegen", "serve", *arguments],
-                lambda path: {"command": sys.executable, "args": [str(path)]},
-                {},
-            )
+            return NormalUser.this_user(tmp_path)
         import unprivileged
 
         home = unprivileged.user_folder(f"home-{os.getpid()}-{tmp_path.name}")
         return NormalUser(
-            home, unprivileged.serve_argv, unprivileged.fixture_server, unprivileged.as_user()
+            home,
+            unprivileged.serve_argv,
+            unprivileged.fixture_server,
+            unprivileged.as_user(),
+            unprivileged.script_argv,
+        )
+
+    @staticmethod
+    def this_user(tmp_path: Path) -> NormalUser:
+        """The tests' own user, root or not."""
+        return NormalUser(
+            tmp_path,
+            lambda *arguments: [sys.executable, "-m", "codegen", "serve", *arguments],
+            lambda path: {"command": sys.executable, "args": [str(path)]},
+            {},
+            lambda path, *arguments: [sys.executable, str(path), "", *arguments],
         )
 
     def own(self, path: Path) -> None:
@@ -663,3 +675,108 @@ def test_serve_as_a_normal_user_keeps_the_door_locked_and_the_folder_out(tmp_pat
         assert process.wait(timeout=60) == 0
         rest = process.stderr.read() if process.stderr else ""
         assert "Traceback" not in rest
+
+
+# --- upstreams that die or break, in front of serve run as either user ----------------------
+
+DYING = FIXTURES / "serve" / "dying_server.py"
+PATCHED = FIXTURES / "serve" / "patched_serve.py"
+START_TIMEOUT = 5
+"""The start-up deadline of the upstream that never answers (60 s by default)."""
+CLOSED = r"the server closed the connection \(it exited or closed its stdout\)"
+FAILURES = {
+    "exits": rf"{CLOSED} during the handshake",
+    "closes": rf"{CLOSED} during the handshake",
+    "garbage": (
+        r"the server wrote something that is not a JSON-RPC message on stdout: "
+        r"'Welcome to my server! \(this line is not JSON-RPC\)' during the handshake"
+    ),
+    "hangs": rf"no answer within {START_TIMEOUT} s during the handshake",
+    "unlisted": rf"{CLOSED} while listing its tools",
+    "buggy": r"internal error: RuntimeError: mounting buggy broke \(a bug in codegen\)",
+}
+"""Each upstream that cannot start, and the reason serve gives."""
+SURVIVOR = """\
+try:
+    await tools.dies__die({})
+    said = "answered"
+except ToolCallError as error:
+    said = str(error)
+return [await tools.hostile__small({}), said]
+"""
+
+
+@pytest.mark.parametrize("host", ["this user", "a normal user"])
+def test_dying_and_broken_upstreams_never_end_serve(tmp_path: Path, host: str) -> None:
+    """In front of upstreams that exit at once, close stdout mid-handshake, print garbage,
+    never answer, exit when asked for their tools, set off a bug of codegen while they are
+    mounted (`patched_serve.py --break-mount`) or exit in the middle of a call, `codegen
+    serve` starts, lists its tools, runs programs against the upstream that works, and says
+    on stderr which upstream failed and how; no failure ends it or shows as an internal
+    error of the whole command."""
+    if host == "a normal user" and os.geteuid() != 0:
+        pytest.skip("the tests' own user is already a normal user")
+    user = NormalUser.here(tmp_path) if host == "a normal user" else NormalUser.this_user(tmp_path)
+    home = user.home
+
+    def dying(mode: str) -> dict[str, Any]:
+        server = user.fixture_server(DYING)
+        return {**server, "args": [*server["args"], mode]}
+
+    config = write_config(
+        home,
+        {
+            "exits": dying("exit"),
+            "closes": dying("close-stdout"),
+            "garbage": dying("garbage"),
+            "hangs": dying("hang"),
+            "unlisted": dying("list-then-die"),
+            "buggy": user.fixture_server(HOSTILE),
+            "dies": dying("call-then-die"),
+            "hostile": user.fixture_server(HOSTILE),
+        },
+    )
+    env = {"PATH": os.defpath, "HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
+    env["PYTHONPATH"] = str(ROOT)  # the copies run isolated (-I) and ignore it
+    patches = ("--break-mount", "buggy", "--start-timeout", "hangs", str(START_TIMEOUT))
+    argv = user.script_argv(PATCHED, *patches, "serve", "--config", str(config), "--http")
+    process = subprocess.Popen(
+        [*argv, "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=home,
+        env=env,
+        text=True,
+        **user.process,
+    )
+    lines: list[str] = []
+    try:
+        assert process.stderr is not None
+        while not any("clients send" in line for line in lines):
+            line = process.stderr.readline()
+            assert line, f"serve ended early: {lines}"
+            lines.append(line.rstrip("\n"))
+        text = "\n".join(lines)
+        url = re.search(r"listening on (http://\S+)", text)
+        token = re.search(r"Bearer ([A-Za-z0-9_\-]+)\"", text)
+        assert url is not None and token is not None, text
+        names, result = run(lambda: client_call(url.group(1), token.group(1), SURVIVOR))
+        assert names == ["run_code"]
+        small, said = result["result"]
+        assert small == "ok" and said != "answered", result
+        for name, reason in FAILURES.items():
+            failed = rf'^codegen serve: "{name}" \(.*\) failed to start: {reason}; its tools are left out$'
+            assert any(re.search(failed, line) for line in lines), (name, text)
+        for name, count in (("hostile", 8), ("dies", 1)):
+            started = rf'^codegen serve: "{name}" \(.*\): {count} tools?$'
+            assert any(re.search(started, line) for line in lines), (name, text)
+        program = "return await tools.hostile__small({})"
+        assert run(lambda: client_call(url.group(1), token.group(1), program))[1]["result"] == "ok"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+        rest = process.stderr.read() if process.stderr else ""
+    told = "\n".join([*lines, rest])
+    assert code == 0, told
+    assert re.search(r'"dies" \(.*\) stopped \(.*\); its 1 tool is removed', told), told
+    assert "Traceback" not in told and "codegen: internal error" not in told, told

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from codegen import ir, normalize
@@ -120,6 +120,13 @@ def test_the_leaf_shortcut_gives_what_the_walk_gives(candidate: dict[str, Any]) 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tool_schemas(st.text(max_size=4)))
+@example(  # the keywords beside a union merged into `a = a` again and again, without end
+    {
+        "anyOf": [{"$ref": "#/$defs/a"}],
+        "minLength": 1,
+        "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}},
+    }
+)
 def test_whole_tools_build_alike_with_and_without_the_shortcut(schema: Any) -> None:
     assert _built(_ToolBuilder, schema) == _built(_WalkOnly, schema)
 

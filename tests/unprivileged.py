@@ -141,6 +141,12 @@ def serve_argv(*arguments: str) -> list[str]:
     return [reachable_python(), "-I", "-c", SERVE, search_path(), "serve", *arguments]
 
 
+def script_argv(path: Path, *arguments: str) -> list[str]:
+    """A script that takes the search path as its first argument (as `SERVE` does), with
+    `ARGUMENTS`, for a process started as `PROBE_ID`."""
+    return [reachable_python(), "-I", staged(str(path)), search_path(), *arguments]
+
+
 def fixture_server(path: Path) -> dict[str, Any]:
     """An `mcpServers` entry that runs a fixture server as `PROBE_ID` can."""
     return {

@@ -11,7 +11,7 @@ settles).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -28,7 +28,7 @@ from ..identifiers import (
 )
 from ..normalize import DOC_KEYWORDS, TYPE_KEYWORDS, Normalized
 from .doc_keywords import extract_docs, json_text, matches_every_key, merge_docs
-from .identity import NodeTable
+from .identity import NodeTable, ShapeKeys
 from .leaves import LeafUnions, plain_leaf_type
 from .limits import (
     ARMS_LIMIT,
@@ -37,6 +37,8 @@ from .limits import (
     LITERAL_LIMIT,
     UNION_LIMIT,
     inline_depth,
+    merge_budget,
+    merge_weight,
     oversized_literal,
     unspellable,
 )
@@ -331,6 +333,10 @@ class _ToolBuilder:
         self.depths: NodeTable[int] = NodeTable()
         self.busy: dict[int, int] = {}
         self.levels: dict[int, int] = {}
+        self.merging: set[int] = set()
+        """`$ref` targets whose keywords an `allOf` merge on the stack has taken in since the
+        walk last entered a node of the document: being built as much as a `busy` node,
+        though never walked themselves (`_being_built`)."""
         self.frames: list[int] = []
         self.lacking = _COMPLETE
         self.partial: NodeTable[tuple[ir.TypeNode, int]] = NodeTable()
@@ -343,6 +349,19 @@ class _ToolBuilder:
         self.origins: NodeTable[str] = NodeTable()
         """Source pointers of the nodes the build made, beside `Normalized.origins`, which
         the build never writes."""
+        self.shapes = ShapeKeys(())
+        self.merged_arms: dict[Hashable, dict[str, Any] | None] = {}
+        """Each union arm merged with the keywords beside its union, by the arm (or its
+        `$ref`'s target) and those keywords (`shapes`): made once, so a merged node is
+        walked once and named once however many merged unions reach it (None: dropped)."""
+        self.merged_all_ofs: dict[Hashable, dict[str, Any]] = {}
+        """The merge of each `allOf` node the build made, by its content (`_made_key`)."""
+        self.merges = 0
+        """Merges the build of the current document has made (`merge_weight`)."""
+        self.merge_budget = 0
+        """How many it may make (`limits.merge_budget`)."""
+        self.merge_limited: set[str] = set()
+        """Pointers already warned of for the merge budget."""
         self.scope: _Scope | None = None
 
     # --- entry points ---------------------------------------------------------------------
@@ -390,9 +409,15 @@ class _ToolBuilder:
                 table.clear()
         self.busy.clear()
         self.levels.clear()
+        self.merging.clear()
         self.frames.clear()
         self.lacking = _COMPLETE
         self.pending.clear()
+        self.shapes = ShapeKeys(normalized.origins)
+        self.merged_arms.clear()
+        self.merged_all_ofs.clear()
+        self.merges = 0
+        self.merge_budget = merge_budget(len(normalized.origins))
         start = normalized.schema if start is None else start
         self.names.put(start, name)
         self.root_referenced = False
@@ -504,9 +529,13 @@ class _ToolBuilder:
         self.frames.append(self.containers)
         outer = self.lacking
         self.lacking = _COMPLETE
+        merging = self.merging
+        if merging and self._in_document(schema):
+            self.merging = set()  # targets merged above may merge again below (`_in_document`)
         try:
             result = self._node(schema, hint, inline, home)
         finally:
+            self.merging = merging
             del self.busy[key]
             del self.levels[key]
             self.frames.pop()
@@ -673,7 +702,7 @@ class _ToolBuilder:
                 target = self.scope.resolver.resolve(arm["$ref"])
                 if isinstance(target, str):
                     return self.degrade(schema, "allOf", target)
-                if id(target.node) in self.busy:
+                if self._being_built(target.node):
                     return self.degrade(
                         schema, "allOf", "allOf through a recursive $ref cannot be merged"
                     )
@@ -691,19 +720,74 @@ class _ToolBuilder:
                 pending.extendleft(reversed(arm["allOf"]))
                 arm = {k: v for k, v in arm.items() if k != "allOf"}
             arms.append(arm)
+        merged = self._merged_all_of(schema, arms)
+        if isinstance(merged, ir.UnknownType):
+            return merged
+        self.merged.put(schema, merged)
+        if id(schema) in self.names:
+            self.names.put(merged, self.names[id(schema)])
+        return self._merged_node(merged, seen, hint, inline)
+
+    def _merged_all_of(
+        self, schema: dict[str, Any], arms: list[dict[str, Any]]
+    ) -> dict[str, Any] | ir.UnknownType:
+        """The merge of an `allOf` node's (flattened) `arms`. A node the build made (the
+        `allOf` of a property two merged objects both declare) is merged once per distinct
+        content (`merged_all_ofs`): merged objects that refer to each other crosswise make
+        such nodes anew for every path, exponentially many."""
+        key = self._made_key(schema)
+        if key is not None and key in self.merged_all_ofs:
+            return self.merged_all_ofs[key]
+        spent = self._merges_spent(schema, "allOf")
+        if spent is not None:
+            return spent
         notes: list[str] = []
         try:
             merged = merge_schemas(arms, notes)
         except MergeConflict as conflict:
             return self.degrade(schema, "allOf", str(conflict))
+        self.merges += merge_weight(merged)
         if notes:
             # sorted: which arm or keyword came first must not change the text
             self.merge_notes.put(merged, tuple(sorted(dict.fromkeys(notes))))
         self.origins.put(merged, self.origin(schema))
-        self.merged.put(schema, merged)
-        if id(schema) in self.names:
-            self.names.put(merged, self.names[id(schema)])
-        return self.node(merged, hint, inline)
+        if key is not None:
+            self.merged_all_ofs[key] = merged
+        return merged
+
+    def _made_key(self, schema: dict[str, Any]) -> Hashable | None:
+        """The content key of a node the build made and no name is decided for, which any
+        other made node alike may share; None for a node of the document (its own place,
+        memoized by identity) or a named one (its name belongs to its place)."""
+        if self._in_document(schema) or id(schema) in self.names:
+            return None
+        return self.shapes.key(schema)
+
+    def _merged_node(
+        self, merged: dict[str, Any], targets: set[int], hint: str, inline: int
+    ) -> ir.TypeNode:
+        """The type of an `allOf` merge that took in the `$ref` targets `targets`. While it
+        is built they count as being built: a reference back to one inside it (`A = anyOf
+        [A]` merged with the keywords beside a union) is a recursion, not a merge to make
+        again, which would make a new node each time and never end."""
+        self.merging.update(targets)
+        try:
+            return self.node(merged, hint, inline)
+        finally:
+            self.merging.difference_update(targets)
+
+    def _being_built(self, node: Any) -> bool:
+        """Whether `node` is being built: walked (`busy`) or merged into a node that is."""
+        return id(node) in self.busy or id(node) in self.merging
+
+    def _in_document(self, schema: dict[str, Any]) -> bool:
+        """Whether `schema` is a node of the document, not one the build made. Each is on
+        the stack at most once (`busy`), so a target merged above one may be merged again
+        below it: a recursion through it meets it in `busy` and is named (`parent: allOf
+        [Node]` inside `Node`), and since between two such nodes a target merges at most
+        once, merges still nest a bounded number of levels."""
+        assert self.scope is not None
+        return id(schema) in self.scope.normalized.origins
 
     def _union(self, schema: dict[str, Any], keyword: str, hint: str, inline: int) -> ir.TypeNode:
         assert self.scope is not None
@@ -719,43 +803,12 @@ class _ToolBuilder:
             return self.degrade(
                 schema, keyword, f"a union of {kinds} arms is wider than the limit of {ARMS_LIMIT}"
             )
-        base = {k: v for k, v in schema.items() if k != keyword and k not in DOC_KEYWORDS}
+        base = {k: v for k, v in schema.items() if k != keyword and k not in _NOT_BESIDE}
         ref_names: dict[int, str] = {}
         if base:
-            shapes = _shapes_refs(base)
-            merged_arms = []
-            for arm in arms_schemas:
-                if not isinstance(arm, dict):
-                    merged_arms.append(arm)
-                    continue
-                if shapes and self._mergeable_ref(arm):
-                    # The keywords beside the union hold in every arm, a referenced one
-                    # too: `allOf` merges the target with them (shared properties first).
-                    combined = {"allOf": [base, arm]}
-                    ref_names[id(combined)] = camel_case(arm["$ref"].rpartition("/")[2])
-                else:
-                    try:
-                        # Keywords that cannot share one value (two `format`s) keep the
-                        # base's: the arm's own show in the union's notes (`extract_docs`).
-                        combined = merge_schemas([base, arm])
-                    except MergeConflict as conflict:
-                        if conflict.empty:
-                            continue  # its type or const contradicts the base's: no value
-                        # The arm admits values; typed alone, it admits more than it should
-                        # rather than losing valid calls.
-                        reason = str(conflict).replace("allOf arms disagree", "they disagree")
-                        self.diagnostics.append(
-                            Diagnostic(
-                                self.tool.source,
-                                self.where(arm),
-                                f"the keywords beside {keyword} cannot be merged into this "
-                                f"arm ({reason}); it is typed without them",
-                                "warning",
-                            )
-                        )
-                        combined = arm
-                self.origins.put(combined, self.origin(arm, self.origin(schema)))
-                merged_arms.append(combined)
+            merged_arms = self._arms_with_base(schema, keyword, base, ref_names)
+            if isinstance(merged_arms, ir.UnknownType):
+                return merged_arms
             arms_schemas = merged_arms
         hints = arm_hints(hint, arms_schemas)
         if ref_names:
@@ -769,16 +822,126 @@ class _ToolBuilder:
         ]
         return self._bounded(schema, keyword, union(arms))
 
-    def _mergeable_ref(self, arm: dict[str, Any]) -> bool:
-        """Whether a union arm is a local `$ref` that `_all_of` can merge with the keywords
-        beside the union: not one that is being built (a recursive reference stays a
-        reference)."""
+    def _arms_with_base(
+        self, schema: dict[str, Any], keyword: str, base: dict[str, Any], ref_names: dict[int, str]
+    ) -> list[Any] | ir.UnknownType:
+        """The arms of a union with the keywords beside it (`base`) merged into each, less
+        those that contradict them; each `$ref` arm merged by `_all_of` gets the name of
+        its target in `ref_names`. Each (arm, base) pair is merged once per build
+        (`merged_arms`): merged unions over `$ref`s that fan out reach the same pair by
+        many paths. Degraded when the schema's merge budget is spent."""
+        shapes = _shapes_refs(base)
+        base_key = self.shapes.items(base)
+        merged_arms = []
+        for arm in schema[keyword]:
+            if not isinstance(arm, dict):
+                merged_arms.append(arm)
+                continue
+            target = self._mergeable_target(arm) if shapes else None
+            key = self._arm_key(arm, target, base_key)
+            if key not in self.merged_arms:
+                made = self._arm_with_base(schema, keyword, base, arm, target)
+                if isinstance(made, ir.UnknownType):
+                    return made
+                self.merged_arms[key] = made
+            combined = self.merged_arms[key]
+            if combined is None:
+                continue  # its type or const contradicts the base's: no value
+            if target is not None:
+                ref_names.setdefault(id(combined), camel_case(arm["$ref"].rpartition("/")[2]))
+            merged_arms.append(combined)
+        return merged_arms
+
+    def _arm_key(
+        self, arm: dict[str, Any], target: Resolved | None, base_key: Hashable
+    ) -> Hashable:
+        """What an arm merged with the keywords beside its union is made from: the arm
+        and those keywords, or for a mergeable `$ref` its target, what stands beside the
+        reference (documentation) and those keywords."""
+        if target is None:
+            return ("arm", self.shapes.key(arm), base_key)
+        beside = tuple((k, self.shapes.key(v)) for k, v in arm.items() if k != "$ref")
+        return ("ref", self.shapes.key(target.node), beside, base_key)
+
+    def _arm_with_base(
+        self,
+        schema: dict[str, Any],
+        keyword: str,
+        base: dict[str, Any],
+        arm: dict[str, Any],
+        target: Resolved | None,
+    ) -> dict[str, Any] | ir.UnknownType | None:
+        """One arm of `schema`'s union with the keywords beside it (`base`) merged in; None
+        when they contradict it, the union degraded when its merge budget is spent."""
+        if target is not None:
+            # The keywords beside the union hold in every arm, a referenced one too:
+            # `allOf` merges the target with them (shared properties first).
+            combined: dict[str, Any] | None = {"allOf": [base, arm]}
+        else:
+            spent = self._merges_spent(schema, keyword)
+            if spent is not None:
+                return spent
+            combined = self._merged_arm(keyword, base, arm)
+        if combined is not None:
+            self.origins.put(combined, self.origin(arm, self.origin(schema)))
+        return combined
+
+    def _merged_arm(
+        self, keyword: str, base: dict[str, Any], arm: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """A union arm that is not a mergeable `$ref`, with the keywords beside the union
+        merged in; None when they contradict it (no value is both)."""
+        try:
+            # Keywords that cannot share one value (two `format`s) keep the base's: the
+            # arm's own show in the union's notes (`extract_docs`).
+            merged = merge_schemas([base, arm])
+        except MergeConflict as conflict:
+            if conflict.empty:
+                return None
+            # The arm admits values; typed alone, it admits more than it should rather
+            # than losing valid calls.
+            reason = str(conflict).replace("allOf arms disagree", "they disagree")
+            self.diagnostics.append(
+                Diagnostic(
+                    self.tool.source,
+                    self.where(arm),
+                    f"the keywords beside {keyword} cannot be merged into this "
+                    f"arm ({reason}); it is typed without them",
+                    "warning",
+                )
+            )
+            return arm
+        self.merges += merge_weight(merged)
+        return merged
+
+    def _merges_spent(self, schema: dict[str, Any], keyword: str) -> ir.UnknownType | None:
+        """None while the document's build has made fewer merges than its budget; past
+        it, the node that needs one more degrades, with one warning per place (many merged
+        paths can reach one place)."""
+        if self.merges < self.merge_budget:
+            return None
+        reason = (
+            f"more than {self.merge_budget} schema merges (allOf, keywords beside a union) "
+            "in one schema, the limit for its size"
+        )
+        where = self.where(schema, keyword)
+        if where in self.merge_limited:
+            return ir.UnknownType(reason)
+        self.merge_limited.add(where)
+        return self.degrade(schema, keyword, reason)
+
+    def _mergeable_target(self, arm: dict[str, Any]) -> Resolved | None:
+        """The target of a union arm that is a local `$ref` `_all_of` can merge with the
+        keywords beside the union: not one that is being built, or merged into a node that
+        is (a recursive reference stays a reference)."""
         assert self.scope is not None
         ref = arm.get("$ref")
         if not isinstance(ref, str):
-            return False
+            return None
         target = self.scope.resolver.resolve(ref)
-        return isinstance(target, Resolved) and id(target.node) not in self.busy
+        if not isinstance(target, Resolved) or self._being_built(target.node):
+            return None
+        return target
 
     def _required_choice(
         self,
@@ -944,7 +1107,11 @@ class _ToolBuilder:
         return self._bounded(schema, "patternProperties", union([*pattern_types, value]))
 
 
-_REF_NEUTRAL = frozenset({"type", "discriminator", "$defs", "definitions"})
+_NOT_BESIDE = DOC_KEYWORDS | {"$defs", "definitions"}
+"""Keywords of a union's node that its arms do not take in: documentation, and the
+definitions a `$ref` finds in the document, never in a merged node (copied into every
+merge, they would cost each one their size)."""
+_REF_NEUTRAL = frozenset({"type", "discriminator"})
 """Keywords beside a union that a referenced arm needs no merging for."""
 
 

@@ -24,6 +24,31 @@ DEPTH_LIMIT = 512
 """Deepest chain of schema nodes one build walks (through fields, union arms and `$ref`s);
 deeper nodes degrade. A document already nests at most `json_text.MAX_NESTING` levels, so
 this only stops long acyclic `$ref` chains, which would otherwise exhaust the stack."""
+MERGE_LIMIT = 10_000
+"""Most schema merges (`allOf` nodes, union arms merged with the keywords beside their union)
+the build of one schema document may make, however large the document; a smaller one may
+make `MERGES_PER_NODE` per schema node (`merge_budget`). Past its budget, a node that needs
+one more merge degrades, with a warning. Each distinct merge is made once, so real tools
+make far fewer than one per node; only keywords that pile up differently along every path
+through a fan of `$ref`s (a type per path, exponentially many) come near it."""
+MERGES_PER_NODE = 16
+"""Merges per schema node a document's build may make: the build walks what merges make, so
+this keeps its work, and its output, linear in the document's size (a merge costs about as
+much as building one or two nodes)."""
+MERGE_ENTRIES = 32
+"""Entries of a merged node (its keywords and the members of its maps and lists) that count
+as one merge: walking a wide merged node costs as much as walking several narrow ones."""
+
+
+def merge_budget(nodes: int) -> int:
+    """How many merges the build of a document of `nodes` schema nodes may make."""
+    return min(MERGE_LIMIT, MERGES_PER_NODE * nodes)
+
+
+def merge_weight(schema: dict[str, object]) -> int:
+    """How many merges one that made `schema` counts as against the budget."""
+    entries = len(schema) + sum(len(v) for v in schema.values() if isinstance(v, dict | list))
+    return 1 + entries // MERGE_ENTRIES
 
 
 def inline_depth(node: ir.TypeNode) -> int:

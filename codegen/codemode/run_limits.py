@@ -56,5 +56,10 @@ class RuntimeLimits:
         return max(self.argument_bytes, self.output_bytes) + FRAME_SLACK
 
 
+DESCRIPTORS = 128
+"""Files and sockets each process of a sandboxed run may hold open (RLIMIT_NOFILE; Node
+holds about 20 once started). It also bounds what a process can park in kernel buffers,
+which no address-space limit counts (see `sandbox.cgroups.run_memory_bound`)."""
+
 FRAME_SLACK = 64 * 1024
 """Bytes a message may add to its arguments or text (keys, escapes)."""

@@ -78,7 +78,12 @@ def cached_entries(
         if key is None:
             return None
         keys.append(key)
-    found = [cache.get(key) for key in keys]
+    # The IR is what a compile takes (no `languages`); a render takes the chunks.
+    texts = frozenset(languages) or None
+    found = [
+        cache.get(key, definition.name, texts)
+        for key, definition in zip(keys, definitions, strict=True)
+    ]
     missing: dict[str, int] = {}  # a key first missed at index (a definition given twice)
     for index, entry in enumerate(found):
         if entry is None:

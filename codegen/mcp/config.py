@@ -76,6 +76,7 @@ SETTING_KEYS = (
     "http_token",
     "http_allowed_hosts",
     "http_allowed_origins",
+    "http_limits",
     "description_budget",
 )
 TABLE_KEYS = ("mcpServers", *SETTING_KEYS)
@@ -95,6 +96,16 @@ LIMIT_KEYS = {
 }
 """The `limits` a config may set: a number of seconds, a count, or a size (bytes, or a
 string such as "256MiB")."""
+HTTP_LIMIT_KEYS = {
+    "header_timeout": "seconds",
+    "idle_timeout": "seconds",
+    "body_timeout": "seconds",
+    "body": "size",
+    "connections": "count",
+}
+"""The `http_limits` a config may set (`--http-KEY` on the command line): how long a
+connection may take to send a request head, stay idle between requests, and send a body;
+how large a body may be; how many connections may be open (`serve.http_limits`)."""
 TRANSPORT_TYPES = {
     "stdio": "stdio",
     "http": "http",
@@ -164,6 +175,8 @@ class ServeSettings:
     http_token: str | None = None
     http_allowed_hosts: tuple[str, ...] = ()
     http_allowed_origins: tuple[str, ...] = ()
+    http_limits: tuple[tuple[str, float], ...] = ()
+    """`HTTP_LIMIT_KEYS` names and their values (sizes in bytes)."""
     description_budget: int | None = None
     """UTF-16 code units the SDK text given up front may take (`codemode.tiers`)."""
 
@@ -430,12 +443,33 @@ def _known_keys(
             )
 
 
-def user_config(environ: Mapping[str, str] | None = None) -> Path:
+def user_config(environ: Mapping[str, str] | None = None) -> Path | None:
     """The user-level config `serve` reads when no `--config` is given:
-    `$XDG_CONFIG_HOME/codegen/serve.json`, else `~/.config/codegen/serve.json`."""
+    `$XDG_CONFIG_HOME/codegen/serve.json`, else `$HOME/.config/codegen/serve.json`; None
+    when no home folder is known. Only absolute folders count (the XDG rules say a relative
+    `XDG_CONFIG_HOME` is ignored): a relative one would be read from the working folder,
+    where a cloned repository could plant a config whose servers serve would start. A
+    relative or missing `HOME` gives way to the account's home folder."""
     environ = os.environ if environ is None else environ
-    base = environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "codegen" / "serve.json"
+    configured = environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(configured):
+        return Path(configured) / "codegen" / "serve.json"
+    home = environ.get("HOME", "")
+    if not os.path.isabs(home):
+        home = _account_home()
+    if not os.path.isabs(home):
+        return None
+    return Path(home) / ".config" / "codegen" / "serve.json"
+
+
+def _account_home() -> str:
+    """This uid's home folder in the password database ("" when it has no entry)."""
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return ""
 
 
 def load_table(path: Path, display: str) -> ServeConfig | None:
@@ -500,6 +534,9 @@ def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reade
         http_allowed_origins=tuple(
             optional("http_allowed_origins", lambda value, at: reader.strings(value, at)) or ()
         ),
+        http_limits=()
+        if "http_limits" not in table
+        else parse_limits(table["http_limits"], where("http_limits"), reader, HTTP_LIMIT_KEYS),
         description_budget=optional("description_budget", _budget(reader)),
     )
 
@@ -528,15 +565,18 @@ def _budget(reader: _Reader) -> Any:
     return read
 
 
-def parse_limits(value: Any, pointer: str, reader: _Reader) -> tuple[tuple[str, float], ...]:
+def parse_limits(
+    value: Any, pointer: str, reader: _Reader, known: Mapping[str, str] = LIMIT_KEYS
+) -> tuple[tuple[str, float], ...]:
+    """An object of limits: each key one of `known`, each value of its kind."""
     if not isinstance(value, dict):
         raise reader.fail(pointer, f"expected an object of limits, got {_kind(value)}")
     found = []
     for key, item in value.items():
         at = f"{pointer}/{escape_pointer_token(key)}"
-        kind = LIMIT_KEYS.get(key)
+        kind = known.get(key)
         if kind is None:
-            raise reader.fail(at, f"unknown limit {key!r} (known: {', '.join(LIMIT_KEYS)})")
+            raise reader.fail(at, f"unknown limit {key!r} (known: {', '.join(known)})")
         try:
             number = parse_limit(item, kind)
         except ValueError as error:

@@ -2,7 +2,7 @@
 and `harvest` both do it.
 
 `open_transport` makes the upstream's transport through `transports.py`: a stdio server is
-started (its program found on `PATH`, over a minimal environment plus its `env`, in its
+started (its program found in `PATH`'s absolute folders, over a minimal environment plus its `env`, in its
 own session and process group, which is stopped when the transport closes); a URL is reached
 over streamable HTTP with its `headers`. Either way no message past `cap` bytes is held
 whole. `open_client` opens the `mcp.Client` session on it, and `list_all` reads every page
@@ -12,11 +12,12 @@ it and watches for changes, harvest lists until the list is stable) is its own.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TextIO
 
+from .._support.program_lookup import find_program as lookup
+from .._support.program_lookup import not_found
 from .config import UPSTREAM_MESSAGE, Upstream
 from .listing import EndlessListing, Listing, list_tools, raw_pages
 
@@ -26,12 +27,11 @@ class StartFailed(Exception):
 
 
 def find_program(program: str) -> str:
-    """Where `program` is (a bare name is looked for on `PATH`); `StartFailed` when it
-    cannot be run."""
-    found = shutil.which(program)
+    """Where `program` is (a bare name is looked for in PATH's absolute folders only, never
+    the working directory); `StartFailed` when it cannot be run."""
+    found = lookup(program)
     if found is None:
-        where = "no such file" if "/" in program else "not found on PATH"
-        raise StartFailed(f"cannot run {program!r}: {where}")
+        raise StartFailed(f"cannot run {program!r}: {not_found(program)}")
     return found
 
 
@@ -87,6 +87,10 @@ async def list_all(client: Any, on_page: Callable[[int, int], None] | None = Non
         raise StartFailed(str(error)) from None
 
 
+CONNECTION_CLOSED = -32000
+"""The MCP SDK's error code for a request whose connection ended before its answer."""
+
+
 def describe(error: BaseException) -> str:
     """A failure as one line."""
     if isinstance(error, BaseExceptionGroup) and error.exceptions:
@@ -94,9 +98,31 @@ def describe(error: BaseException) -> str:
     if isinstance(error, StartFailed):
         return str(error)
     code, message = getattr(error, "code", None), getattr(error, "message", None)
+    if code == CONNECTION_CLOSED and message == "Connection closed":
+        return "the server closed the connection (it exited or closed its stdout)"
     if isinstance(code, int) and isinstance(message, str):
         return f"{message} (MCP error {code})"
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     text = str(error)
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def bad_line(error: Exception) -> str:
+    """What a stdio server wrote instead of JSON-RPC, from the parse error its line gave."""
+    errors = getattr(error, "errors", None)
+    details: Any = []
+    if callable(errors):
+        try:
+            details = errors()
+        except Exception:  # a foreign exception type
+            details = []
+    if details and isinstance(details[0], dict) and "input" in details[0]:
+        line = details[0]["input"]
+        if isinstance(line, bytes):  # the transport parses the line's bytes
+            line = line.decode("utf-8", errors="replace")
+        shown = repr(line)
+        if len(shown) > 200:
+            shown = shown[:200] + "…"
+        return f"the server wrote something that is not a JSON-RPC message on stdout: {shown}"
+    return f"the server wrote something that is not a JSON-RPC message on stdout ({error})"

@@ -6,13 +6,15 @@ are the user's, made where they can see them: no sandbox only with `--sandbox no
 (announced on stderr), HTTP off loopback only with `--http-allow-remote`, and HTTP always
 behind the bearer token of `http.py`.
 
-Start-up connects to every upstream at once; one that fails to start is reported on stderr
-and left out (when none starts, the command fails with exit status 1). An upstream that
-dies later is restarted after a pause that doubles up to `RESTART_MAX` (its tools leave the
-SDK meanwhile, and come back with it). Then the server runs over stdio (until the client
-closes stdin) or over streamable HTTP with `--http HOST:PORT`. Ctrl-C or SIGTERM ends either,
-quietly. On every way out, each upstream's session is closed and its process group stopped,
-and the code runtime's spare worker and run cgroups are removed, so nothing is left.
+Start-up connects to every upstream at once (`supervisor.py`); one that fails to start is
+reported on stderr and left out (when none starts, the command fails with exit status 1). An
+upstream that dies later is restarted after a pause that doubles up to a minute (its
+tools leave the SDK meanwhile, and come back with it); nothing an upstream does ends serve.
+Then the server runs over stdio (until the client closes stdin) or over streamable HTTP with
+`--http HOST:PORT`. Ctrl-C or SIGTERM ends either, quietly. On every way out, each upstream's
+session is closed and its process group stopped, the code runtime's spare worker and run
+cgroups are removed, and the threads serve started that run extension code are joined, so
+nothing is left and the interpreter finalizes with no such thread running.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import UsageError
 from ..mcp.config import (
+    HTTP_LIMIT_KEYS,
     LIMIT_KEYS,
     UPSTREAM_MESSAGE,
     ServeConfig,
@@ -40,15 +43,11 @@ from ..mcp.config import (
     parse_limit,
     user_config,
 )
+from .http_limits import HttpLimits, http_limits
 
 DEFAULT_BUDGET = 2048
 """The default description budget (`codemode.tiers.DEFAULT_BUDGET`, which a test pins to
 this; serve does not import Code Mode before it must)."""
-
-RESTART_FIRST = 1.0
-RESTART_MAX = 60.0
-"""Seconds before restarting an upstream that died: doubling from the first to the max, and
-back to the first once it has run for `RESTART_MAX`."""
 
 RUNTIME_LIMITS = {
     "timeout": "timeout",
@@ -80,6 +79,7 @@ class Plan:
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     http_token: str | None = None
+    http_limits: HttpLimits = field(default_factory=HttpLimits)
     budget: int = DEFAULT_BUDGET
     """UTF-16 code units of the SDK text given up front (`codemode.tiers`)."""
 
@@ -90,14 +90,15 @@ def _config(args: argparse.Namespace) -> ServeConfig:
     if args.config:
         path = Path(args.config)
         return load_servers_file(path, display_path(path))
-    path = user_config()
-    if not path.is_file():
+    found = user_config()
+    if found is None or not found.is_file():
+        where = "" if found is None else f" or write {found}"
         raise UsageError(
             "serve: no upstream servers: pass --config FILE (an MCP client config with "
-            f'"mcpServers", or a pyproject.toml with [tool.codegen.serve]) or write {path}; '
+            f'"mcpServers", or a pyproject.toml with [tool.codegen.serve]){where}; '
             "nothing is read from the working folder; --print-config-example shows one"
         )
-    return load_servers_file(path, str(path))
+    return load_servers_file(found, str(found))
 
 
 def _limits(settings: Any, args: argparse.Namespace) -> tuple[Any, int]:
@@ -105,21 +106,28 @@ def _limits(settings: Any, args: argparse.Namespace) -> tuple[Any, int]:
     the defaults."""
     from ..codemode.run_limits import RuntimeLimits
 
-    chosen: dict[str, float] = dict(settings.limits)
-    for key, kind in LIMIT_KEYS.items():  # each limit's flag is its key, dashed
-        text = getattr(args, key, None)
-        if text is None:
-            continue
-        flag = "--" + key.replace("_", "-")
-        try:
-            chosen[key] = parse_limit(_number(text), kind)
-        except ValueError as error:
-            raise UsageError(f"serve: {flag}: {error}") from None
+    chosen: dict[str, float] = {**dict(settings.limits), **_flagged(args, LIMIT_KEYS)}
     fields: dict[str, Any] = {
         RUNTIME_LIMITS[key]: value for key, value in chosen.items() if key in RUNTIME_LIMITS
     }
     limits = replace(RuntimeLimits(), **fields)
     return limits, int(chosen.get("upstream_message", UPSTREAM_MESSAGE))
+
+
+def _flagged(args: argparse.Namespace, keys: dict[str, str], prefix: str = "") -> dict[str, float]:
+    """The limits of `keys` the command line gives, checked: each key's flag is
+    `--PREFIXKEY`, dashed."""
+    given: dict[str, float] = {}
+    for key, kind in keys.items():
+        text = getattr(args, prefix + key, None)
+        if text is None:
+            continue
+        flag = "--" + (prefix + key).replace("_", "-")
+        try:
+            given[key] = parse_limit(_number(text), kind)
+        except ValueError as error:
+            raise UsageError(f"serve: {flag}: {error}") from None
+    return given
 
 
 def _number(text: str) -> Any:
@@ -165,6 +173,9 @@ def plan(args: argparse.Namespace) -> Plan:
         allowed_hosts=(*settings.http_allowed_hosts, *args.http_allowed_host),
         allowed_origins=(*settings.http_allowed_origins, *args.http_allowed_origin),
         http_token=settings.http_token,
+        http_limits=http_limits(
+            {**dict(settings.http_limits), **_flagged(args, HTTP_LIMIT_KEYS, "http_")}
+        ),
         budget=budget,
     )
 
@@ -248,6 +259,7 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
 
     from ..codemode.registry import ToolRegistry
     from .mcp_server import Host
+    from .supervisor import Supervisor, start_all
 
     registry = ToolRegistry(mode=settled.mode, budget=settled.budget)  # type: ignore[arg-type]
     registry.mount_runtime(runtime)
@@ -262,17 +274,7 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_on_signals, group.cancel_scope, host)
-            started = 0
-
-            async def start(supervisor: Supervisor) -> None:
-                nonlocal started
-                if await group.start(supervisor.run):
-                    started += 1
-
-            async with anyio.create_task_group() as starting:
-                for supervisor in supervisors:
-                    starting.start_soon(start, supervisor)
-            if not started:
+            if not await start_all(supervisors, group):
                 host.note("no upstream server started; nothing to serve")
                 group.cancel_scope.cancel()
                 return 1
@@ -287,71 +289,9 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
             supervisor.close()
         with anyio.CancelScope(shield=True):
             await runtime.aclose()
+            # before the interpreter finalizes: see `Host.close`
+            await anyio.to_thread.run_sync(host.close)
     return 0
-
-
-class Supervisor:
-    """One upstream for the whole session: its connection, and a new one after it dies."""
-
-    def __init__(self, upstream: Any, host: Any, errlog: TextIO, message_cap: int) -> None:
-        self.upstream = upstream
-        self.host = host
-        self.errlog = errlog
-        self.message_cap = message_cap
-        self.closing = False
-        self.connection: Any = None
-
-    def close(self) -> None:
-        self.closing = True
-        if self.connection is not None:
-            self.connection.closing = True
-
-    async def run(self, *, task_status: Any) -> None:
-        """Start once (telling `task_status` whether it did), then keep the upstream
-        served: after it dies, start it again after a pause that grows while it keeps
-        dying."""
-        import anyio
-
-        from .upstream import Connection
-
-        label = self.upstream.label
-        pause = RESTART_FIRST
-        first = True
-        while not self.closing:
-            connection = Connection(
-                self.upstream,
-                self.host.on_change,
-                self.host.on_end,
-                self.errlog,
-                message_cap=self.message_cap,
-            )
-            self.connection = connection
-            began = anyio.current_time()
-            async with anyio.create_task_group() as group:
-                outcome = await group.start(connection.run)
-                if isinstance(outcome, str) and first:
-                    self.host.note(f"{label} failed to start: {outcome}; its tools are left out")
-                    task_status.started(False)
-                    return
-                if isinstance(outcome, str):
-                    self.host.note(f"{label} failed to restart: {outcome}")
-                else:
-                    count = self.host.mount(connection, outcome)
-                    if first:
-                        self.host.note(f"{label}: {count} tool{'s' * (count != 1)}")
-                        task_status.started(True)
-                    else:
-                        self.host.note(f"{label} is back: {count} tool{'s' * (count != 1)}")
-                        await self.host.notify_changed()
-                first = False
-            # the connection has ended (or never started again)
-            if self.closing:
-                return
-            if anyio.current_time() - began >= RESTART_MAX:
-                pause = RESTART_FIRST
-            self.host.note(f"{label}: restarting in {pause:g} s")
-            await anyio.sleep(pause)
-            pause = min(pause * 2, RESTART_MAX)
 
 
 async def _on_signals(scope: Any, host: Any) -> None:
@@ -404,9 +344,13 @@ def _listen(name: str, port: int, allow_remote: bool) -> Any:
 
 
 async def _serve_http(server: Any, settled: Plan, listener: Any, host: Any) -> None:
+    import asyncio
+
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from .connections import Gate
+    from .descriptors import http_cap
     from .http import Guard, choose_token, is_loopback, policy_for
 
     assert settled.http is not None
@@ -429,9 +373,17 @@ async def _serve_http(server: Any, settled: Plan, listener: Any, host: Any) -> N
         def capture_signals(self) -> Any:  # signals are ours: they end every part
             return _no_signal_capture()
 
-    web = Quiet(uvicorn.Config(app, log_level="critical", lifespan="on"))
+    limits = settled.http_limits
+    cap = http_cap(
+        limits.connections, settled.limits.max_concurrent_runs, len(settled.config.upstreams)
+    )
+    gate = Gate(limits, cap.connections, asyncio.get_running_loop())
+    options = gate.server_options()
+    web = Quiet(uvicorn.Config(gate.watch(app), log_level="critical", lifespan="on", **options))
     shown = f"[{name}]" if ":" in name else name
     host.note(f"listening on http://{shown}:{bound_port}/mcp")
+    if cap.note is not None:
+        host.note(cap.note)
     if not is_loopback(bound_address):
         host.note(
             f"listening on {bound_address}, off loopback (--http-allow-remote): clients must "

@@ -14,6 +14,8 @@ credentials, so every request is checked, whatever address serve listens on:
 A non-loopback address is refused unless the user passes `--http-allow-remote` (the token
 is still required there). Whether an address is loopback is decided on the address the
 socket is bound to, so `127.1`, `localhost` or `::ffff:127.0.0.1` count as what they are.
+How long a connection may take, and how many may be open, is decided before any of this
+runs (`connections.py`).
 """
 
 from __future__ import annotations
@@ -128,7 +130,7 @@ class Guard:
             for key, value in scope["headers"]
         }
         if not self.policy.host_allowed(headers.get("host", "")):
-            await _refuse(
+            await refuse(
                 send,
                 421,
                 "this server does not answer to that Host (add it with --http-allowed-host)",
@@ -136,10 +138,10 @@ class Guard:
             return
         origin = headers.get("origin")
         if origin is not None and not self.policy.origin_allowed(origin):
-            await _refuse(send, 403, "requests from that Origin are not served")
+            await refuse(send, 403, "requests from that Origin are not served")
             return
         if not self.policy.token_matches(headers.get("authorization", "")):
-            await _refuse(
+            await refuse(
                 send,
                 401,
                 'send "Authorization: Bearer <token>" with the token codegen serve printed',
@@ -149,7 +151,8 @@ class Guard:
         await self.app(scope, receive, send)
 
 
-async def _refuse(send: Send, status: int, message: str, *headers: tuple[bytes, bytes]) -> None:
+async def refuse(send: Send, status: int, message: str, *headers: tuple[bytes, bytes]) -> None:
+    """Answer `status` with `{"error": message}`."""
     body = json.dumps({"error": message}).encode()
     await send(
         {

@@ -45,6 +45,8 @@ class Host:
         self._warm_lock = threading.Lock()
         self._warming = False
         self._to_warm: Any = None
+        self._warmer: threading.Thread | None = None
+        self._closed = False
         self._sessions: dict[int, Any] = {}
         self._calls = itertools.count(1)
         self.bus: Any = None
@@ -107,13 +109,22 @@ class Host:
         """Build the catalog's search index and section slices now, in a thread, so the
         first program that searches does not wait for them (a few hundred milliseconds at
         thousands of tools). One thread at a time: tool sets that change while it works
-        are warmed once it is done, only the latest (a flood of changes builds one or two)."""
+        are warmed once it is done, only the latest (a flood of changes builds one or two).
+
+        Not a daemon: the interpreter ends a daemon thread that is still running while it
+        finalizes with `pthread_exit` as soon as the thread wants the GIL back, and inside
+        an extension that catches every unwind (the PyO3 ones that load the embedding model,
+        `safetensors` and `tokenizers`) that aborts the whole process with SIGABRT ("FATAL:
+        exception not rethrown"). `close` joins it instead."""
         with self._warm_lock:
+            if self._closed:
+                return
             self._to_warm = self.registry.discovery()  # here: the loop's registry is read
             if self._warming:
                 return
             self._warming = True
-        threading.Thread(target=self._warm_latest, name="codegen-discovery", daemon=True).start()
+            self._warmer = threading.Thread(target=self._warm_latest, name="codegen-discovery")
+            self._warmer.start()
 
     def _warm_latest(self) -> None:
         while True:
@@ -124,6 +135,16 @@ class Host:
                     return
             with contextlib.suppress(Exception):  # a program that asks is told what failed
                 discovery.warm()
+
+    def close(self) -> None:
+        """Warm nothing more and wait for the warming under way (blocking: call it in a
+        thread), so no thread of serve's is inside extension code when the process ends."""
+        with self._warm_lock:
+            self._closed = True
+            self._to_warm = None
+            warmer = self._warmer
+        if warmer is not None:
+            warmer.join()
 
     # --- upstream events -------------------------------------------------------------------
 
@@ -142,9 +163,10 @@ class Host:
 
     async def on_end(self, connection: Connection, reason: str) -> None:
         count = self.unmount(connection.upstream.prefix)
+        tools = f"{count} tool is" if count == 1 else f"{count} tools are"
         self.note(
-            f"{connection.upstream.label} stopped ({reason}); its {count} "
-            f"tool{'s' * (count != 1)} are removed, the other servers are still served"
+            f"{connection.upstream.label} stopped ({reason}); its {tools} removed, the other "
+            "servers are still served"
         )
         await self.notify_changed()
 

@@ -3,7 +3,11 @@
 The MCP SDK reads stdin in a worker thread that a cancellation must wait for, and that the
 interpreter joins at exit: after Ctrl-C, `codegen serve` would hang until its client wrote
 another line. This reader's thread is a daemon and hands lines over a memory stream, so
-shutting down never waits for a read; end of input ends the stream.
+shutting down never waits for a read; end of input ends the stream. A daemon thread still
+running when the interpreter finalizes is ended by `pthread_exit` when it next wants the GIL;
+this one only ever waits in `os.read` or for the loop to take a line (the interpreter's own
+C code, which an unwind passes through), so that is harmless here. A thread that runs
+extension code must not be a daemon (see `Host.close`).
 """
 
 from __future__ import annotations

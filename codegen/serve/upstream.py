@@ -8,8 +8,10 @@ a tools event on a `subscriptions/listen` stream) lists them again, at most once
 `RELIST_INTERVAL` however many notices arrive, and hands the new list to `on_change`; the
 end of the connection (the server exited, closed its stdout, or its transport failed) is
 handed to `on_end` with the reason. Start-up has one deadline; a server that fails to start
-is reported by `run` returning without starting. Leaving `run` (cancellation included)
-closes the session and stops the server's whole process group.
+is reported by `run` returning without starting, with the reason and the step it failed in
+(a line that is not JSON-RPC before the handshake fails it at once; later, it is a warning).
+Leaving `run` (cancellation included) closes the session and stops the server's whole
+process group.
 
 Calls go through `codegen.mcp.client.bind`, so a result is a JSON value (structured content,
 else text, else content blocks) and an error result or a refused call is a `ToolCallError`.
@@ -27,7 +29,7 @@ import anyio.abc
 
 from ..mcp.client import bind
 from ..mcp.config import UPSTREAM_MESSAGE, Upstream
-from ..mcp.connect import describe, list_all, open_client, open_transport
+from ..mcp.connect import bad_line, describe, list_all, open_client, open_transport
 
 START_TIMEOUT = 60.0
 """Seconds an upstream gets to start, shake hands and list its tools."""
@@ -129,6 +131,13 @@ class Connection:
         self._bound: Any = None
         self._live: Any = None
         self._end_reason: str | None = None
+        self._step = ""
+        """What start-up is doing once the server runs, for the reason it failed."""
+        self._starting: anyio.CancelScope | None = None
+        """Start-up's scope until the tools are listed: an unreadable message cancels it."""
+        self._refused: str | None = None
+        """Why start-up was cut short (what the server sent instead of JSON-RPC)."""
+        self._warned = False
 
     async def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """The tool's value, or `ToolCallError` (an error result, a refused call, or a
@@ -166,6 +175,7 @@ class Connection:
         reason = "the connection ended"
         try:
             async with anyio.create_task_group() as group:
+                self._starting = group.cancel_scope
                 deadline = anyio.CancelScope()
                 timed_out = False
 
@@ -179,21 +189,26 @@ class Connection:
                 group.start_soon(watchdog)
                 try:
                     async with self._client() as client:
+                        self._step = "while listing its tools"
                         self.tools = await list_tools(client)
                         deadline.cancel()
                         self._bound = bind(client, names=[tool["name"] for tool in self.tools])
                         self._live = client
                         started = True
+                        self._starting = None
                         task_status.started(self.tools)
                         await self._watch(client)
                 except Exception as error:
-                    reason = describe(error)
+                    reason = describe(error) if started else self._at_step(describe(error))
                 group.cancel_scope.cancel()
-            if timed_out and not started:
-                reason = f"no answer within {self.start_timeout:g} s"
+            if not started and self._refused is not None:
+                reason = self._at_step(self._refused)
+            elif timed_out and not started:
+                reason = self._at_step(f"no answer within {self.start_timeout:g} s")
         except Exception as error:
             reason = describe(error)
         finally:
+            self._starting = None
             self.ended.set()
         if not started:
             task_status.started(reason)
@@ -207,14 +222,40 @@ class Connection:
         async def on_message(message: object) -> None:
             if isinstance(message, types.ToolListChangedNotification):
                 self._changed.set()
+            elif isinstance(message, Exception):
+                self._unreadable(message)
 
         def gone() -> None:
             self.ended.set()
 
         transport = _watched(_transport(self.upstream, self.errlog, self.message_cap), gone)
+        self._step = "during the handshake"
         session = open_client(transport, name="codegen-serve", message_handler=on_message)
         async with session as client:
             yield client
+
+    def _at_step(self, reason: str) -> str:
+        return f"{reason} {self._step}" if self._step else reason
+
+    def _unreadable(self, error: Exception) -> None:
+        """Something the server sent that the client could not read (a line that is not
+        JSON-RPC, a failed HTTP stream): before its tools are listed, the reason start-up
+        fails, at once rather than at the deadline; later a warning, the first time only."""
+        if self.upstream.url is None:
+            said = bad_line(error)
+        else:
+            said = f"the HTTP transport failed: {describe(error)}"
+        if self._starting is not None:
+            if self._refused is None:
+                self._refused = said
+            self._starting.cancel()
+        elif not self._warned:
+            self._warned = True
+            self.errlog.write(
+                f"codegen serve: {self.upstream.label}: warning: {said}; ignored (and any "
+                "more of them)\n"
+            )
+            self.errlog.flush()
 
     async def _watch(self, client: Any) -> None:
         """Until the connection ends: re-list on every change notice."""

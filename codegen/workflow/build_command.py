@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
+import os
+import stat
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -168,16 +171,32 @@ def render_outputs(
     return outputs
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
 def read_current(path: Path) -> bytes | None:
-    """The bytes on disk, or None when the file does not exist yet."""
+    """The bytes on disk, or None when the file does not exist yet. Only a regular file is
+    read, never through a symbolic link: `build` replaces a link by a file, and `--check`
+    must not print the text of whatever file a repository's link points at in its diff (a
+    CI log); a FIFO would block the run."""
     try:
-        return path.read_bytes()
+        descriptor = os.open(path, _READ_FLAGS | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise UsageError(f"{path}: is a directory, not an output file") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UsageError(f"{path}: is a symbolic link, not an output file") from None
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with open(descriptor, "rb") as stream:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise UsageError(f"{path}: is a directory, not an output file")
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"{path}: is not a regular file, not an output file (a pipe?)")
+        try:
+            return stream.read()
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def unified_diff(old: bytes | None, new: str, display: str) -> str:

@@ -6,8 +6,10 @@ where the outputs go; the same table then drives a developer's `codegen build`, 
 `[tool.codegen]` table, from the current directory upwards, is used (a `pyproject.toml`
 without the table does not stop the search, as in a monorepo where the table sits at the
 root). Paths in the table are relative to the directory of that `pyproject.toml`, so the
-result does not depend on where the command is run. Every value is checked here, and a
-wrong one is a usage error naming its key: a typo must not silently change what is built.
+result does not depend on where the command is run, and stay inside that directory
+(`project_paths`: a cloned repository's table never writes, caches or reads elsewhere).
+Every value is checked here, and a wrong one is a usage error naming its key: a typo must
+not silently change what is built.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, NamedTuple
 from .._support.user_files import display_path, read_toml
 from ..errors import UsageError
 from ..render.targets import TARGET_NAMES
+from .project_paths import PATH_KEYS, check_inside_project
 
 TABLE = "tool.codegen"
 
@@ -129,10 +132,20 @@ def settings_for(command: str, given: Given, config: ProjectConfig | None) -> Se
     for key in _GIVEN_KEYS:
         value = getattr(given, key)
         if value is None and config is not None and command in HONOURED_BY[key]:
-            value = _shown(getattr(config, key))
+            value = _shown(_inside_project(config, key, getattr(config, key)))
         if value is not None:
             values[key] = value
     return Settings(command, config, **values)
+
+
+def _inside_project(config: ProjectConfig, key: str, value: Any) -> Any:
+    """A table's value, once every path in it is inside the project
+    (`project_paths.check_inside_project`); only values a command takes are checked, so a
+    path the command line replaces never is."""
+    if key in PATH_KEYS and value is not None:
+        for path in value if isinstance(value, tuple) else (value,):
+            check_inside_project(config.path, key, path)
+    return value
 
 
 def catalog_language(languages: tuple[str, ...] | None) -> str:

@@ -167,25 +167,6 @@ def _quiet_sdk_logs(verbose: bool, stream: TextIO) -> None:
     logger.addHandler(output)
 
 
-def _describe_bad_line(exc: Exception) -> str:
-    """What the server wrote instead of JSON-RPC, from the SDK's parse error."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        try:
-            details = errors()
-        except Exception:  # pragma: no cover - a foreign exception type
-            details = []
-        if details and isinstance(details[0], dict) and "input" in details[0]:
-            line = details[0]["input"]
-            if isinstance(line, bytes):  # the transport parses the line's bytes
-                line = line.decode("utf-8", errors="replace")
-            shown = repr(line)
-            if len(shown) > 200:
-                shown = shown[:200] + "…"
-            return f"the server wrote something that is not a JSON-RPC message on stdout: {shown}"
-    return f"the server wrote something that is not a JSON-RPC message on stdout ({exc})"
-
-
 async def _harvest(
     upstream: Upstream, state: _State, console: Console, errlog: TextIO, cap: int
 ) -> Harvested:
@@ -195,7 +176,7 @@ async def _harvest(
     from mcp.client.subscriptions import ToolsListChanged
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from ..mcp.connect import describe, list_all, open_client, open_transport
+    from ..mcp.connect import bad_line, describe, list_all, open_client, open_transport
 
     outer = anyio.CancelScope()
 
@@ -207,7 +188,7 @@ async def _harvest(
     async def on_message(message: object) -> None:
         if isinstance(message, Exception):
             if upstream.url is None:
-                fail(_describe_bad_line(message))
+                fail(bad_line(message))
             else:
                 fail(f"the HTTP transport failed: {describe(message)}")
         elif isinstance(message, types.ToolListChangedNotification):

@@ -22,7 +22,7 @@ from typing import IO, Any, Protocol, TypeVar
 
 from ..code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from ..jsonvalue import off_loop
-from ..run_limits import FRAME_SLACK, RuntimeLimits
+from ..run_limits import DESCRIPTORS, FRAME_SLACK, RuntimeLimits
 from ..sandbox.cgroups import RunCgroup
 from ..sandbox.launchers import Launcher
 from ..signals import AbortSignal
@@ -137,7 +137,11 @@ class WorkerRun:
                     "output_bytes": self.limits.output_bytes,
                     "argument_bytes": self.limits.argument_bytes,
                     **(
-                        {"processes": self.limits.processes, "file_bytes": FILE_BYTES}
+                        {
+                            "processes": self.limits.processes,
+                            "file_bytes": FILE_BYTES,
+                            "descriptors": DESCRIPTORS,
+                        }
                         if self.launcher.sandboxed
                         else {}
                     ),

@@ -24,13 +24,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..._support.program_lookup import find_program
 from ..sandbox.launchers import WorkerImage
 from .worker_host import RuntimeUnavailable
 
@@ -121,7 +121,7 @@ def probe_node(
     also compiles enums and namespaces) or "auto" (Node's own where it has it).
     `NodeUnavailable` says what is missing and how to install it."""
     hint = INSTALL_HINT.format(version=version_text(MIN_NODE[:2]))
-    found = which(node or "node")
+    found = find_program(node or "node")
     if found is None:
         where = f"{node!r} is not an executable" if node else "there is no `node` on PATH"
         raise NodeUnavailable(f"TypeScript programs need Node.js, and {where}; {hint}")
@@ -174,15 +174,6 @@ def node_version(executable: str) -> tuple[int, int, int]:
         raise NodeUnavailable(f"{executable} is not a usable Node.js: `--version` said {said!r}")
     major, minor, patch = (int(part) for part in match.groups())
     return major, minor, patch
-
-
-def which(program: str) -> str | None:
-    """`shutil.which`, but a bare name is looked up only in PATH's absolute folders (an
-    empty or relative entry would be the working directory)."""
-    if os.sep in program:
-        return shutil.which(program)
-    folders = [f for f in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(f)]
-    return shutil.which(program, path=os.pathsep.join(folders)) if folders else None
 
 
 def find_typescript(configured: str | None, node: str) -> str | None:

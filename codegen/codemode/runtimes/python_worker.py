@@ -15,7 +15,11 @@ answers like calls) and `ToolCallError`. Calls start as soon as they are made
 (like JavaScript promises), so `asyncio.gather` overlaps them and a call that is never
 awaited still reaches the host. The worker itself is no security boundary (refusing
 `os.fork` and friends only catches mistakes); the sandbox it is started in is (see
-`sandbox/launchers.py`): there it also sets RLIMIT_NPROC and RLIMIT_FSIZE.
+`sandbox/launchers.py`): there it also sets RLIMIT_NPROC, RLIMIT_FSIZE and RLIMIT_NOFILE.
+The worker's event loop waits with `poll`, not epoll: its sandbox refuses epoll (each
+watch counts against a per-user quota an unprivileged host shares, see `seccomp.EPOLL`).
+On Linux it makes itself non-dumpable, so no other process of its uid without the
+capabilities of its user namespace (the program's own children) can read its memory.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import io
 import json
 import math
 import os
+import selectors
 import sys
 import tokenize
 from typing import Any
@@ -420,6 +425,9 @@ def _set_limits(limits: dict[str, Any]) -> None:
     file_bytes = limits.get("file_bytes")
     if file_bytes:
         resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, file_bytes))
+    descriptors = limits.get("descriptors")
+    if descriptors:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -470,23 +478,29 @@ def _die_with_host(host: int | None) -> None:
     (which leaves open only a host that died while the interpreter was starting)."""
     if host is None:
         host = os.getppid()
+    _prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    if os.getppid() != host:
+        os._exit(0)
+
+
+def _prctl(option: int, value: int) -> None:
+    """`prctl(option, value)` on Linux; nothing elsewhere (or without ctypes)."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
 
-            ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+            ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
         except (ImportError, OSError, AttributeError):
             pass
-    if os.getppid() != host:
-        os._exit(0)
 
 
 def main() -> None:
     read_fd, write_fd = int(sys.argv[1]), int(sys.argv[2])
     if len(sys.argv) > 3:  # no sandbox: see that the worker dies with its host
         _die_with_host(int(sys.argv[3]))
+    _prctl(4, 0)  # PR_SET_DUMPABLE: not dumpable
     channel = _Channel(read_fd, write_fd)
-    loop = asyncio.new_event_loop()
+    loop = asyncio.SelectorEventLoop(selectors.PollSelector())
     # Started ahead of its run (a spare), the worker says when it is ready: from here on a
     # run costs only its program.
     channel.send({"type": "ready"})

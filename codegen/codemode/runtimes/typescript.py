@@ -10,7 +10,7 @@ Node cannot set its own rlimits, so the host sets them on the worker's process t
 (`prlimit`) once it is ready and before its program is sent: CPU seconds (counted from
 there: loading the type stripper ahead of the run costs the program nothing), address
 space (`memory_bytes` more than the worker holds when it is ready), no core files, and in
-a sandbox the process and file-size limits. Node's permission
+a sandbox the process, file-size and open-file limits. Node's permission
 model refuses child processes, worker threads and native addons (a seat belt, like the
 Python worker's refusals; the sandbox is the boundary). Without a sandbox, a small
 launcher sets PR_SET_PDEATHSIG before it becomes Node, so the worker dies with its host.
@@ -26,7 +26,7 @@ import signal as signals
 import sys
 from pathlib import Path
 
-from ..run_limits import RuntimeLimits
+from ..run_limits import DESCRIPTORS, RuntimeLimits
 from ..sandbox.launchers import Launcher, children, image_launcher
 from .messages import FILE_BYTES
 from .node_probe import NodeInstall, Stripper, check_stripper, probe_node
@@ -108,7 +108,7 @@ class TypeScriptRuntime(WorkerRuntime):
             arguments = [*host, *arguments]
         started = await start_worker(chosen, arguments, worker_environment(), self.limits)
         try:
-            limit_tree(started.process.pid, self.limits, chosen.sandboxed, chosen.run_as)
+            limit_tree(started.process.pid, self.limits, chosen.sandboxed, started.run_as)
         except OSError as error:
             started.dispose()
             raise OSError(f"the worker's limits could not be set: {error}") from None
@@ -140,6 +140,7 @@ def limit_tree(
         settings += [
             (resource.RLIMIT_NPROC, limits.processes),
             (resource.RLIMIT_FSIZE, FILE_BYTES),
+            (resource.RLIMIT_NOFILE, DESCRIPTORS),
         ]
     plan: list[tuple[int, list[tuple[int, int, int]]]] = []
     pending = [root]

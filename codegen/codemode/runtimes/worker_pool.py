@@ -35,6 +35,8 @@ class Started:
     from_worker: int
     cgroup: RunCgroup | None
     loop: asyncio.AbstractEventLoop
+    run_as: tuple[int, int] | None = None
+    """The host uid and gid its sandbox runs as, when the host is root."""
     owned: bool = field(default=False)
     """True once a run has taken it (and with it the duty to dispose of it)."""
 
@@ -164,8 +166,9 @@ async def start_worker(
     theirs = [to_worker_read, from_worker_write]
     """The worker's ends, closed by `_spawn` once the process is made (or never will be)."""
     numbers = {READ: str(to_worker_read), WRITE: str(from_worker_write)}
+    identity: list[tuple[int, int] | None] = [None]
     spawning = asyncio.ensure_future(
-        _spawn(launcher, [numbers.get(a, a) for a in arguments], environment, theirs)
+        _spawn(launcher, [numbers.get(a, a) for a in arguments], environment, theirs, identity)
     )
     try:
         # Shielded: cancelled while the process is being made, asyncio would kill the
@@ -186,17 +189,24 @@ async def start_worker(
     cgroup = RunCgroup.for_run(limits) if launcher.sandboxed else None
     if cgroup is not None:
         cgroup.add(process.pid)  # the whole tree exists now, and forks nothing until its run
-    return Started(process, to_worker_write, from_worker_read, cgroup, asyncio.get_running_loop())
+    loop = asyncio.get_running_loop()
+    return Started(process, to_worker_write, from_worker_read, cgroup, loop, identity[0])
 
 
 async def _spawn(
-    launcher: Launcher, arguments: list[str], environment: dict[str, str], inherited: list[int]
+    launcher: Launcher,
+    arguments: list[str],
+    environment: dict[str, str],
+    inherited: list[int],
+    identity: list[tuple[int, int] | None],
 ) -> asyncio.subprocess.Process:
     """Start the worker through `launcher` with `inherited` as the only descriptors it gets
-    besides 0-2, then close (and forget) the host's copies of them."""
+    besides 0-2, then close (and forget) the host's copies of them; `identity[0]` becomes
+    the host uid and gid its sandbox runs as (a root host's)."""
     spawn = None
     try:
         spawn = launcher.spawn(arguments, environment)
+        identity[0] = spawn.run_as
         return await asyncio.create_subprocess_exec(
             *spawn.argv,
             stdin=asyncio.subprocess.DEVNULL,

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..run_limits import RuntimeLimits
+from ..run_limits import DESCRIPTORS, RuntimeLimits
 from .launchers import TMP_BYTES, children
 
 MIB = 1024 * 1024
@@ -242,17 +242,39 @@ def run_memory(limits: RuntimeLimits) -> int:
 
 def run_memory_bound(limits: RuntimeLimits) -> tuple[int, str]:
     """The most memory one sandboxed run can hold on this host, and how it is held there:
-    the memory cgroup's limit (its processes and its `/tmp`), or, without one, the product
-    of the rlimits (each process's address space times the processes, and the `/tmp`)."""
+    the memory cgroup's limit (its processes, its kernel buffers and its `/tmp`), or,
+    without one, what the rlimits add up to: each process's address space, the kernel
+    buffers of its open descriptors (and of as many more in flight between them), and the
+    `/tmp`. Memory that no rlimit counts (anonymous files, System V shared memory and
+    message queues) the system-call filter refuses."""
     if "memory" in parents():
         total = run_memory(limits)
         return total, f"a memory cgroup holds each run to {total // MIB} MiB, its /tmp included"
-    total = limits.processes * limits.memory_bytes + TMP_BYTES
+    buffers = DESCRIPTORS * (limits.processes + 1) * descriptor_buffer_bytes()
+    total = limits.processes * limits.memory_bytes + buffers + TMP_BYTES
     return total, (
         f"no memory cgroup can be made here: a run may hold {limits.processes} processes "
-        f"of {limits.memory_bytes // MIB} MiB of address space and {TMP_BYTES // MIB} MiB of "
-        f"/tmp ({total // MIB} MiB; lower `processes` or `memory_bytes` to lower it)"
+        f"of {limits.memory_bytes // MIB} MiB of address space, {buffers // MIB} MiB in the "
+        f"kernel buffers of their {DESCRIPTORS} descriptors each, and {TMP_BYTES // MIB} MiB "
+        f"of /tmp ({total // MIB} MiB; lower `processes` or `memory_bytes` to lower it, "
+        "or give codegen a memory cgroup)"
     )
+
+
+def descriptor_buffer_bytes() -> int:
+    """The most data one open descriptor can hold in kernel buffers here: a pipe's largest
+    buffer (`fs.pipe-max-size`) or a local socket's largest send buffer (twice
+    `net.core.wmem_max`, as the kernel doubles what `SO_SNDBUF` asks for)."""
+    found = []
+    for path, factor, fallback in (
+        ("/proc/sys/fs/pipe-max-size", 1, 1024 * 1024),
+        ("/proc/sys/net/core/wmem_max", 2, 212992),
+    ):
+        try:
+            found.append(int(Path(path).read_text().split()[0]) * factor)
+        except (OSError, ValueError, IndexError):
+            found.append(fallback * factor)
+    return max(found)
 
 
 _SWEPT = False

@@ -17,17 +17,20 @@
   An explicit opt-out only.
 
 In both sandboxes:
-- nothing runs as the host's uid 0. A host that runs as root starts the sandbox as an
-  unprivileged host uid and gid (`RUN_AS`, nobody's, with no supplementary groups): the
-  uid 0 of a user namespace the host's root made is the host's root, whom the kernel lets
-  write its global settings (`/proc/sys/kernel/core_pattern` runs a program as root);
+- nothing runs as the host's uid 0. A host that runs as root starts each sandbox as a
+  fresh unprivileged host uid and gid of its own (`identities.py`, with no supplementary
+  groups): the uid 0 of a user namespace the host's root made is the host's root, whom the
+  kernel lets write its global settings (`/proc/sys/kernel/core_pattern` runs a program as
+  root), and a uid shared with other processes (nobody's) would let them read the worker's
+  memory and share its per-user kernel quotas;
 - the kernel's writable or revealing `/proc` entries are covered (`PROC_DIRS` by empty
   read-only mounts, `PROC_FILES` by `/dev/null`);
-- the system-call filter of `seccomp.py` applies (PR_SET_NO_NEW_PRIVS with it);
+- the system-call filter of `seccomp.py` applies (PR_SET_NO_NEW_PRIVS with it), without
+  epoll for a worker that waits without it (`WorkerImage.epoll`);
 - the worker gets a pids limit (RLIMIT_NPROC, set inside the user namespace, where it
   counts only the sandbox's processes; and a pids cgroup where the host can create one),
   a memory cgroup for the whole run where the host can create one (`cgroups.py`),
-  RLIMIT_FSIZE, PR_SET_PDEATHSIG and only its channel file descriptors.
+  RLIMIT_FSIZE, RLIMIT_NOFILE, PR_SET_PDEATHSIG and only its channel file descriptors.
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ import json
 import logging
 import marshal
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -47,6 +49,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from ..._support.program_lookup import find_program
+from .identities import STRANGER, fresh_identity
 from .seccomp import filter_program
 
 SandboxMode = Literal["auto", "bubblewrap", "namespaces", "none"]
@@ -54,9 +58,6 @@ MODES: tuple[SandboxMode, ...] = ("auto", "bubblewrap", "namespaces", "none")
 
 TMP_BYTES = 64 * 1024 * 1024
 """Size of the sandbox's writable `/tmp` (its only writable file system)."""
-
-RUN_AS = (65534, 65534)
-"""The host uid and gid a root host runs its sandboxes as (nobody and nogroup)."""
 
 LIBRARY_DIRS = ("/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/local/lib", "/lib", "/lib64")
 """Where the dynamic loader finds the interpreter's shared libraries (bound read-only when
@@ -133,6 +134,9 @@ class WorkerImage:
     """Arguments that make `executable` print `ok` and exit 0."""
     booter: str
     """The Python interpreter that runs `nsboot` for the `namespaces` sandbox."""
+    epoll: bool = True
+    """Whether the worker waits with epoll (Node's event loop does; the Python worker polls
+    with `poll`, so its filter refuses epoll: see `seccomp.EPOLL`)."""
 
 
 @dataclass
@@ -144,6 +148,8 @@ class Spawn:
     descriptors: list[int] = field(default_factory=list)
     credentials: dict[str, Any] = field(default_factory=dict)
     """`user`, `group` and `extra_groups` for `subprocess`, when the launcher drops root."""
+    run_as: tuple[int, int] | None = None
+    """The host uid and gid this sandbox runs as, when the launcher drops root."""
 
     def close(self) -> None:
         while self.descriptors:
@@ -162,16 +168,19 @@ class Launcher:
     symlinks: tuple[tuple[str, str], ...]
     booter: str = sys.executable
     """The Python interpreter that runs `nsboot` (outside the sandbox it builds)."""
-    run_as: tuple[int, int] | None = None
-    """The host uid and gid the sandbox runs as (a root host's `RUN_AS`); None: the host's."""
+    drops_root: bool = False
+    """A root host: each sandbox runs as a fresh host uid and gid (`identities.py`)."""
+    epoll: bool = True
+    """See `WorkerImage.epoll`."""
 
     def spawn(self, arguments: Sequence[str], environment: dict[str, str]) -> Spawn:
         """The command line and what goes with it; the caller must `close()` the result."""
         command = [self.executable, *arguments]
         if self.mode == "none":
             return Spawn(command)
+        run_as = fresh_identity() if self.drops_root else None
         if self.mode == "bubblewrap":
-            return _bwrap_spawn(self, environment, command)
+            return _bwrap_spawn(self, environment, command, run_as)
         config = {
             "root": "/tmp",
             "read_only": list(self.read_only),
@@ -179,12 +188,13 @@ class Launcher:
             "tmp_bytes": TMP_BYTES,
             "proc_dirs": list(_present(PROC_DIRS)),
             "proc_files": list(_present(PROC_FILES)),
-            "seccomp": (filter_program() or b"").hex(),
-            "run_as": None if self.run_as is None else list(self.run_as),
+            "seccomp": (filter_program(epoll=self.epoll) or b"").hex(),
+            "run_as": None if run_as is None else list(run_as),
             "command": command,
             "environment": environment,
         }
-        return Spawn([self.booter, "-I", "-S", "-c", nsboot_source(), marshal.dumps(config).hex()])
+        argv = [self.booter, "-I", "-S", "-c", nsboot_source(), marshal.dumps(config).hex()]
+        return Spawn(argv, run_as=run_as)
 
     @property
     def sandboxed(self) -> bool:
@@ -197,9 +207,14 @@ def _present(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(name for name in names if os.path.lexists(f"/proc/{name}"))
 
 
-def _bwrap_spawn(launcher: Launcher, environment: dict[str, str], command: list[str]) -> Spawn:
-    bwrap = shutil.which("bwrap") or "bwrap"
-    spawn = Spawn([])
+def _bwrap_spawn(
+    launcher: Launcher,
+    environment: dict[str, str],
+    command: list[str],
+    run_as: tuple[int, int] | None,
+) -> Spawn:
+    bwrap = find_program("bwrap") or "bwrap"
+    spawn = Spawn([], run_as=run_as)
     argv = [
         bwrap,
         "--unshare-all",  # user, pid, network, IPC, UTS, mount (and cgroup) namespaces
@@ -222,7 +237,7 @@ def _bwrap_spawn(launcher: Launcher, environment: dict[str, str], command: list[
         # `/tmp` (a virtual environment or checkout there) is then bound into it.
         argv += ["--size", str(TMP_BYTES), "--perms", "1777", "--tmpfs", "/tmp"]
         for path in launcher.read_only:
-            if launcher.run_as is not None and _carried(path, launcher.run_as):
+            if launcher.drops_root and _carried(path):
                 handle = os.open(f"/proc/self/fd/{_copy_of(path)}", os.O_RDONLY | os.O_CLOEXEC)
                 spawn.descriptors.append(handle)  # a new description: read from its start
                 argv += ["--perms", "0444", "--ro-bind-data", str(handle), path]
@@ -240,7 +255,7 @@ def _bwrap_spawn(launcher: Launcher, environment: dict[str, str], command: list[
         for name in _present(PROC_FILES):
             argv += ["--ro-bind", "/dev/null", f"/proc/{name}"]
         argv += ["--chdir", "/tmp", "--remount-ro", "/"]  # the root tmpfs: mount points only
-        program = filter_program()
+        program = filter_program(epoll=launcher.epoll)
         if program is not None:
             read, write = os.pipe()
             spawn.descriptors.append(read)
@@ -252,8 +267,8 @@ def _bwrap_spawn(launcher: Launcher, environment: dict[str, str], command: list[
     except BaseException:
         spawn.close()
         raise
-    if launcher.run_as is not None:
-        uid, gid = launcher.run_as
+    if run_as is not None:
+        uid, gid = run_as
         spawn.credentials = {"user": uid, "group": gid, "extra_groups": []}
     spawn.argv = [*argv, "--", *command]
     return spawn
@@ -265,9 +280,9 @@ CARRIED_BYTES = 1024 * 1024
 folder closed to other users)."""
 
 
-def _carried(path: str, run_as: tuple[int, int]) -> bool:
+def _carried(path: str) -> bool:
     return (
-        unreachable(path, *run_as) is not None
+        unreachable(path, *STRANGER) is not None
         and os.path.isfile(path)
         and os.path.getsize(path) <= CARRIED_BYTES
     )
@@ -315,7 +330,7 @@ INTERPRETER_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
 
 
 def reachable_twin(python: str) -> str | None:
-    """On a root host, where bubblewrap runs as `RUN_AS`: a Python interpreter of the same
+    """On a root host, where bubblewrap runs as a uid of its own: a Python interpreter of the same
     version as `python` (major and minor: the same language and standard library) that uid
     can reach, when `python` itself is closed to it (an interpreter installed under
     `/root`, as pyenv does); None when `python` is reachable, or no such twin exists. The
@@ -337,7 +352,7 @@ def reachable_twin(python: str) -> str | None:
 
 
 def _unreachable_image(python: str) -> str | None:
-    uid, gid = RUN_AS
+    uid, gid = STRANGER
     try:
         image = python_image(python)
     except (OSError, subprocess.SubprocessError):
@@ -369,7 +384,8 @@ def python_image(python: str) -> WorkerImage:
         if prefix in ("/usr", "/usr/local", "/"):
             continue  # its lib is one of the library directories below
         paths.add(lib if os.path.isdir(lib) else prefix)
-    return WorkerImage(real, tuple(sorted(paths)), ("-I", "-S", "-c", "print('ok')"), real)
+    probe = ("-I", "-S", "-c", "print('ok')")
+    return WorkerImage(real, tuple(sorted(paths)), probe, real, epoll=False)
 
 
 def _view(image: WorkerImage) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
@@ -402,18 +418,20 @@ _PROBE_LOCK = threading.Lock()
 def image_launcher(mode: SandboxMode, image: WorkerImage) -> Launcher:
     """The launcher of any worker for `mode`, probing once per (mode, image, host uid);
     raises `SandboxUnavailable` when the mode cannot work here."""
-    return _launcher(mode, image, RUN_AS if host_is_root() else None)
+    return _launcher(mode, image, host_is_root())
 
 
 @cache
-def _launcher(mode: SandboxMode, image: WorkerImage, run_as: tuple[int, int] | None) -> Launcher:
+def _launcher(mode: SandboxMode, image: WorkerImage, drops_root: bool) -> Launcher:
     with _PROBE_LOCK:
         if mode == "none":
             return Launcher("none", image.executable, (), (), image.booter)
         paths, links = _view(image)
         tried: list[str] = []
         for kind in ("bubblewrap",) if mode == "auto" else (mode,):
-            candidate = Launcher(kind, image.executable, paths, links, image.booter, run_as)
+            candidate = Launcher(
+                kind, image.executable, paths, links, image.booter, drops_root, image.epoll
+            )
             problem = _probe(candidate, image.probe)
             if problem is None:
                 log.debug("run_code sandbox: %s", kind)
@@ -451,17 +469,16 @@ def unreachable(path: str, uid: int, gid: int) -> str | None:
 
 def _probe(candidate: Launcher, arguments: Sequence[str]) -> str | None:
     """None when a trivial program runs in the sandbox, else why not."""
-    if candidate.mode == "bubblewrap" and shutil.which("bwrap") is None:
-        return "`bwrap` is not installed"
-    if candidate.mode == "bubblewrap" and candidate.run_as is not None:
-        uid, gid = candidate.run_as
+    if candidate.mode == "bubblewrap" and find_program("bwrap") is None:
+        return "`bwrap` is not installed (looked for in PATH's absolute folders)"
+    if candidate.mode == "bubblewrap" and candidate.drops_root:
         for path in candidate.read_only:
-            closed = unreachable(path, uid, gid)
-            if closed is not None and not _carried(path, candidate.run_as):
+            closed = unreachable(path, *STRANGER)
+            if closed is not None and not _carried(path):
                 return (
-                    f"on a root host bwrap runs as uid {uid}, which cannot reach {path} "
-                    f"({closed} is closed to it); install the worker's program where every "
-                    "user can read it"
+                    "on a root host bwrap runs as an unprivileged uid of its own, which "
+                    f"cannot reach {path} ({closed} is closed to other users); install the "
+                    "worker's program where every user can read it"
                 )
     if not sys.platform.startswith("linux"):
         return "Linux namespaces are not available on this system"

@@ -15,9 +15,10 @@ What it builds, in order (the same isolation as the bubblewrap sandbox):
 3. the child forks pid 1 of the new pid namespace, a reaper that starts the command as
    pid 2 and ends with it; each process dies with its parent (PR_SET_PDEATHSIG), and when
    pid 1 dies the kernel kills everything else in the namespace;
-4. pid 1 builds a tmpfs root holding read-only binds of only the opened paths (the
-   interpreter and the libraries it loads), a few device nodes, a fresh `/proc` that shows
-   only the sandbox (with the kernel's writable or revealing entries, `/proc/sys`,
+4. pid 1 builds a tmpfs root holding binds of only the opened paths (the interpreter and
+   the libraries it loads), read-only, nosuid and nodev at every level (a mount beneath a
+   bound folder too: `bind_read_only`), a few read-only device nodes, a fresh `/proc` that
+   shows only the sandbox (with the kernel's writable or revealing entries, `/proc/sys`,
    `/proc/sysrq-trigger` and the like, covered by empty read-only mounts), and a
    size-limited tmpfs at `/tmp` as the working directory; `pivot_root` into it and the
    host's tree detached; no network but a loopback that is down;
@@ -53,6 +54,7 @@ MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
 MS_REMOUNT = 32
+MS_NOSYMFOLLOW = 256
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
@@ -75,13 +77,38 @@ SYS_PIVOT_ROOT = {
 }
 """`pivot_root` has no libc wrapper; its number per architecture."""
 
+SYS_MOUNT_SETATTR = 442
+"""`mount_setattr` (Linux 5.12) has this number on every architecture above."""
+AT_FDCWD = -100
+AT_RECURSIVE = 0x8000
+MOUNT_ATTR_RDONLY = 0x1
+MOUNT_ATTR_NOSUID = 0x2
+MOUNT_ATTR_NODEV = 0x4
+
+SEALED = MS_RDONLY | MS_NOSUID | MS_NODEV
+"""What a read-only bind is at every level, as bubblewrap's `--ro-bind`: read-only, no
+set-user-id programs, no device nodes."""
+SEALED_ATTRIBUTES = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+"""`SEALED` in `mount_setattr`'s terms."""
+
 STATVFS_FLAGS = {
     os.ST_RDONLY: MS_RDONLY,
     os.ST_NOSUID: MS_NOSUID,
     os.ST_NODEV: MS_NODEV,
     os.ST_NOEXEC: MS_NOEXEC,
 }
-"""A read-only remount in a user namespace must keep the locked flags of the source."""
+"""A remount in a user namespace must keep the flags the kernel locked on a mount copied
+from the host (dropping one fails with EPERM): a mount's flags, from `statvfs`."""
+
+MOUNT_OPTIONS = {
+    b"ro": MS_RDONLY,
+    b"nosuid": MS_NOSUID,
+    b"nodev": MS_NODEV,
+    b"noexec": MS_NOEXEC,
+    b"nosymfollow": MS_NOSYMFOLLOW,
+}
+"""The same flags from /proc/self/mountinfo's per-mount options (a remount that names no
+atime option keeps the mount's own)."""
 
 DEVICES = ("null", "zero", "full", "random", "urandom")
 NOBODY = 65534
@@ -98,6 +125,17 @@ class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
+class MountAttr(ctypes.Structure):
+    """`struct mount_attr`, its first version."""
+
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
 def check(result: int, what: str) -> None:
     if result != 0:
         number = ctypes.get_errno()
@@ -112,8 +150,8 @@ def write(path: str, text: str) -> None:
         raise SetupError(f"writing {path}: {error.strerror}") from None
 
 
-def _bytes(value: str | None) -> bytes | None:
-    return value.encode() if value is not None else None
+def _bytes(value: str | bytes | None) -> bytes | None:
+    return os.fsencode(value) if value is not None else None
 
 
 def mount(
@@ -123,13 +161,123 @@ def mount(
     check(result, f"mounting {target}")
 
 
-def bind_read_only(source: str, target: str) -> None:
-    mount(source, target, None, MS_BIND | MS_REC)
-    locked = 0
+def remount(target: str, flags: int) -> None:
+    """Add `flags` to the one mount at `target`, keeping the flags it has (see
+    `STATVFS_FLAGS`)."""
+    kept = 0
     for flag, mount_flag in STATVFS_FLAGS.items():
-        if os.statvfs(source).f_flag & flag:
-            locked |= mount_flag
-    mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | locked)
+        if os.statvfs(target).f_flag & flag:
+            kept |= mount_flag
+    mount(None, target, None, MS_BIND | MS_REMOUNT | kept | flags)
+
+
+def bind_read_only(source: str, target: str, shown: str) -> None:
+    """Bind `source` at `target` (`shown` inside the sandbox) with every mount beneath it
+    (without them the bind would show the folders they cover), then seal every one of them:
+    a remount changes only the mount it names, so a writable mount beneath a bound folder
+    (a tmpfs under a library folder) would stay writable inside."""
+    mount(source, target, None, MS_BIND | MS_REC)
+    try:
+        seal_tree(target)
+    except SetupError as refused:
+        remount_tree(target, shown, str(refused))
+
+
+def seal_tree(target: str) -> None:
+    """`mount_setattr` with AT_RECURSIVE (Linux 5.12): one system call that seals every
+    mount of the tree at `target`, or none. It only sets flags, so the locked ones stay."""
+    attributes = MountAttr(SEALED_ATTRIBUTES, 0, 0, 0)
+    result = libc.syscall(
+        ctypes.c_long(SYS_MOUNT_SETATTR),
+        ctypes.c_long(AT_FDCWD),
+        os.fsencode(target),
+        ctypes.c_ulong(AT_RECURSIVE),
+        ctypes.byref(attributes),
+        ctypes.c_ulong(ctypes.sizeof(attributes)),
+    )
+    check(result, "mount_setattr")
+
+
+def remount_tree(target: str, shown: str, refused: str) -> None:
+    """Where `mount_setattr` is missing or refused (`refused` says why): each mount of the
+    tree at `target` that a path reaches, remounted by that path with `SEALED` added to the
+    flags it has, as bubblewrap does. One that fails stops the sandbox, so none is left
+    writable; a mount no path reaches (covered by another) is out of the program's reach."""
+    for point, flags in reachable_mounts(target):
+        result = libc.mount(None, point, None, MS_BIND | MS_REMOUNT | flags | SEALED, None)
+        if result != 0:
+            reason = os.strerror(ctypes.get_errno())
+            place = os.fsdecode(point)
+            if place.startswith(target):
+                place = shown + place[len(target) :]
+            raise SetupError(f"cannot make {place} read-only: {reason} ({refused})")
+
+
+def reachable_mounts(target: str) -> list[tuple[bytes, int]]:
+    """The mounts of the tree at `target` that a path reaches, parents first, each with its
+    flags (from /proc/self/mountinfo): the tree's top, then through each reached mount its
+    children but those under a sibling mounted on a folder above them, and of a stack of
+    mounts on one point only the last (the others' children are covered with them)."""
+    top = mount_id(target)
+    children: dict[int, list[tuple[int, bytes, int]]] = {}
+    first: tuple[int, bytes, int] | None = None
+    with open("/proc/self/mountinfo", "rb") as table:
+        for line in table:
+            fields = line.split(b" ")
+            entry = (int(fields[0]), unescape(fields[4]), mount_flags(fields[5]))
+            children.setdefault(int(fields[1]), []).append(entry)
+            if entry[0] == top:
+                first = entry
+    if first is None:
+        raise SetupError(f"{target} is not in /proc/self/mountinfo")
+    found: list[tuple[bytes, int]] = []
+    pending = [first]
+    while pending:
+        number, point, flags = pending.pop(0)
+        found.append((point, flags))
+        below = children.get(number, [])
+        for child in below:
+            if not any(child[1].startswith(other[1] + b"/") for other in below):
+                pending.append(top_of_stack(child, children))
+    return found
+
+
+def top_of_stack(
+    entry: tuple[int, bytes, int], children: dict[int, list[tuple[int, bytes, int]]]
+) -> tuple[int, bytes, int]:
+    """The mount a path reaches at `entry`'s point: the last one mounted on it."""
+    while True:
+        stacked = [child for child in children.get(entry[0], []) if child[1] == entry[1]]
+        if not stacked:
+            return entry
+        entry = stacked[-1]
+
+
+def mount_id(path: str) -> int:
+    """The id of the mount `path` reaches, mountinfo's key (its descriptor's fdinfo)."""
+    handle = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        with open(f"/proc/self/fdinfo/{handle}", "rb") as info:
+            for line in info:
+                if line.startswith(b"mnt_id:"):
+                    return int(line.split()[1])
+    finally:
+        os.close(handle)
+    raise SetupError(f"no mount id for {path}")
+
+
+def unescape(field: bytes) -> bytes:
+    """A path of /proc/self/mountinfo: the kernel writes a space, tab, newline or backslash
+    as a backslash and three octal digits."""
+    head, *rest = field.split(b"\\")
+    return head + b"".join(bytes([int(part[:3], 8)]) + part[3:] for part in rest)
+
+
+def mount_flags(options: bytes) -> int:
+    flags = 0
+    for option in options.split(b","):
+        flags |= MOUNT_OPTIONS.get(option, 0)
+    return flags
 
 
 def mountpoint(root: str, path: str, directory: bool) -> str:
@@ -165,7 +313,7 @@ def cover_proc(proc: str, config: dict[str, Any]) -> None:
         target = f"{proc}/{name}"
         if os.path.isfile(target) and not os.path.islink(target):
             mount("/dev/null", target, None, MS_BIND)
-            mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            remount(target, MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def build_root(config: dict[str, Any], sources: dict[str, int]) -> None:
@@ -178,14 +326,18 @@ def build_root(config: dict[str, Any], sources: dict[str, int]) -> None:
     mount("tmpfs", work, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={config['tmp_bytes']}")
     for path, handle in sources.items():
         directory = os.fstat(handle).st_mode & 0o170000 == 0o040000  # S_ISDIR
-        bind_read_only(f"/proc/self/fd/{handle}", mountpoint(root, path, directory))
+        bind_read_only(f"/proc/self/fd/{handle}", mountpoint(root, path, directory), path)
         os.close(handle)
     sources.clear()
     for link, target in config.get("symlinks", {}).items():
         os.symlink(target, root + link)
     for name in DEVICES:
         if os.path.exists(f"/dev/{name}"):
-            mount(f"/dev/{name}", mountpoint(root, f"/dev/{name}", False), None, MS_BIND)
+            # read-only too (a device node's reads and writes go to the driver, not the
+            # mount), with no set-user-id or exec; not nodev, which would close the device
+            target = mountpoint(root, f"/dev/{name}", False)
+            mount(f"/dev/{name}", target, None, MS_BIND)
+            remount(target, MS_RDONLY | MS_NOSUID | MS_NOEXEC)
     proc = mountpoint(root, "/proc", True)
     mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     cover_proc(proc, config)

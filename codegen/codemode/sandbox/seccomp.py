@@ -11,6 +11,12 @@ A denylist of what a program never needs and attackers use to reach the kernel o
   is how unprivileged code regains capabilities); clone3, whose flags a filter cannot read,
   answers ENOSYS so the C library falls back to clone;
 - the machine: reboot, swap, syslog, acct, quotas, the clock, raw I/O ports, x86 LDTs;
+- per-user quotas and side channels: inotify and fanotify (and epoll, for a worker that
+  waits without it);
+- memory outside every address-space limit: memfd, System V shared memory, message queues
+  and semaphores, POSIX message queues;
+- sockets of any family but AF_UNIX (vsock, which no network namespace isolates, IP,
+  netlink, packet, ...): EAFNOSUPPORT;
 - any number past the newest system call known here (ENOSYS: a program or its C library
   treats it as an older kernel), and any other architecture's calling convention (the i386
   or x32 entry points on x86-64), which would bypass the numbers below: the process is
@@ -83,7 +89,32 @@ DENIED = (
     "mount_setattr",
     "open_by_handle_at",
     "name_to_handle_at",
+    # watching files: inotify and fanotify count against a per-user quota the host shares
+    # (an unprivileged host's own watches would fail), and show one run which files
+    # another run opens, and when
     "fanotify_init",
+    "fanotify_mark",
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    # memory that no address-space limit counts: anonymous files and System V shared
+    # memory (held until removed, past the process), System V message queues and
+    # semaphores, POSIX message queues (a per-user quota the host shares)
+    "memfd_create",
+    "memfd_secret",
+    "shmget",
+    "shmat",
+    "shmctl",
+    "shmdt",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "semget",
+    "semop",
+    "semctl",
+    "semtimedop",
+    "mq_open",
     # other processes
     "ptrace",
     "process_vm_readv",
@@ -117,6 +148,21 @@ DENIED = (
 UNSUPPORTED = ("io_uring_setup", "io_uring_enter", "io_uring_register", "clone3")
 """Calls that fail with ENOSYS: callers fall back (libuv without io_uring, glibc's clone)."""
 
+EPOLL = ("epoll_create", "epoll_create1", "epoll_ctl")
+"""Calls also refused (EPERM) to a worker that waits without epoll (`epoll=False`): every
+epoll watch counts against a per-user quota (`fs.epoll.max_user_watches`) that an
+unprivileged host shares with its sandboxes, and a watch outlives the descriptor it was
+added through, so no descriptor limit bounds them. Node's event loop needs epoll; its
+programs reach it only through Node's own handles, one watch per descriptor."""
+
+SOCKET_FAMILIES = {"AF_UNIX": 1}
+"""The only address family `socket` and `socketpair` may open; any other fails with
+EAFNOSUPPORT. vsock is not isolated by a network namespace (it reaches the hypervisor and
+the machine's other guests); netlink, packet and the rest are kernel attack surface; and IP,
+though it reaches nothing outside the sandbox's empty network namespace, would let a
+program fill the machine's TCP memory (`net.ipv4.tcp_mem` is one pool for every namespace)
+over its own loopback."""
+
 _COMMON = {
     "io_uring_setup": 425,
     "io_uring_enter": 426,
@@ -132,12 +178,26 @@ _COMMON = {
     "process_madvise": 440,
     "mount_setattr": 442,
     "quotactl_fd": 443,
+    "memfd_secret": 447,
 }
 """Numbers every architecture shares (system calls added since Linux 5.1)."""
 
 _X86_64 = {
     **_COMMON,
+    "shmget": 29,
+    "shmat": 30,
+    "shmctl": 31,
+    "socket": 41,
+    "socketpair": 53,
     "clone": 56,
+    "semget": 64,
+    "semop": 65,
+    "semctl": 66,
+    "shmdt": 67,
+    "msgget": 68,
+    "msgsnd": 69,
+    "msgrcv": 70,
+    "msgctl": 71,
     "ptrace": 101,
     "syslog": 103,
     "uselib": 134,
@@ -159,14 +219,23 @@ _X86_64 = {
     "delete_module": 176,
     "quotactl": 179,
     "lookup_dcookie": 212,
+    "epoll_create": 213,
+    "semtimedop": 220,
     "clock_settime": 227,
+    "epoll_ctl": 233,
+    "mq_open": 240,
     "kexec_load": 246,
     "add_key": 248,
     "request_key": 249,
     "keyctl": 250,
+    "inotify_init": 253,
+    "inotify_add_watch": 254,
     "unshare": 272,
+    "epoll_create1": 291,
+    "inotify_init1": 294,
     "perf_event_open": 298,
     "fanotify_init": 300,
+    "fanotify_mark": 301,
     "name_to_handle_at": 303,
     "open_by_handle_at": 304,
     "clock_adjtime": 305,
@@ -174,6 +243,7 @@ _X86_64 = {
     "process_vm_readv": 310,
     "process_vm_writev": 311,
     "finit_module": 313,
+    "memfd_create": 319,
     "kexec_file_load": 320,
     "bpf": 321,
     "userfaultfd": 323,
@@ -182,6 +252,10 @@ _X86_64 = {
 _GENERIC = {
     **_COMMON,
     "lookup_dcookie": 18,
+    "epoll_create1": 20,
+    "epoll_ctl": 21,
+    "inotify_init1": 26,
+    "inotify_add_watch": 27,
     "umount2": 39,
     "mount": 40,
     "pivot_root": 41,
@@ -199,6 +273,21 @@ _GENERIC = {
     "reboot": 142,
     "settimeofday": 170,
     "adjtimex": 171,
+    "mq_open": 180,
+    "msgget": 186,
+    "msgctl": 187,
+    "msgrcv": 188,
+    "msgsnd": 189,
+    "semget": 190,
+    "semctl": 191,
+    "semtimedop": 192,
+    "semop": 193,
+    "shmget": 194,
+    "shmctl": 195,
+    "shmat": 196,
+    "shmdt": 197,
+    "socket": 198,
+    "socketpair": 199,
     "add_key": 217,
     "request_key": 218,
     "keyctl": 219,
@@ -207,6 +296,7 @@ _GENERIC = {
     "swapoff": 225,
     "perf_event_open": 241,
     "fanotify_init": 262,
+    "fanotify_mark": 263,
     "name_to_handle_at": 264,
     "open_by_handle_at": 265,
     "clock_adjtime": 266,
@@ -214,6 +304,7 @@ _GENERIC = {
     "process_vm_readv": 270,
     "process_vm_writev": 271,
     "finit_module": 273,
+    "memfd_create": 279,
     "bpf": 280,
     "userfaultfd": 282,
     "kexec_file_load": 294,
@@ -278,8 +369,9 @@ class _Assembler:
 
 
 @cache
-def filter_program(machine: str | None = None) -> bytes | None:
-    """The filter as `struct sock_filter` records, or None on a machine it is not known for."""
+def filter_program(machine: str | None = None, epoll: bool = True) -> bytes | None:
+    """The filter as `struct sock_filter` records, or None on a machine it is not known for;
+    `epoll=False` also refuses the calls in `EPOLL`."""
     arch = architecture(machine)
     if arch is None:
         return None
@@ -290,14 +382,21 @@ def filter_program(machine: str | None = None) -> bytes | None:
     asm.ret(RET_KILL_PROCESS)
     asm.load(_NR_OFFSET)
     asm.jump(_JGT_K, NEWEST, "enosys", 0)
-    for name in DENIED:
+    for name in _refused(epoll):
         if name in numbers:
             asm.jump(_JEQ_K, numbers[name], "eperm", 0)
     for name in UNSUPPORTED:
         asm.jump(_JEQ_K, numbers[name], "enosys", 0)
+    asm.jump(_JEQ_K, numbers["socket"], "family", 0)
+    asm.jump(_JEQ_K, numbers["socketpair"], "family", 0)
     asm.jump(_JEQ_K, numbers["clone"], 0, "allow")
     asm.load(_ARG0_LOW_OFFSET)
     asm.jump(_JSET_K, NAMESPACE_FLAGS, "eperm", "allow")
+    asm.label("family")
+    asm.load(_ARG0_LOW_OFFSET)  # the domain (an int: the kernel reads the low 32 bits)
+    for family in sorted(SOCKET_FAMILIES.values()):
+        asm.jump(_JEQ_K, family, "allow", 0)
+    asm.ret(RET_ERRNO | errno.EAFNOSUPPORT)
     asm.label("allow")
     asm.ret(RET_ALLOW)
     asm.label("eperm")
@@ -307,12 +406,18 @@ def filter_program(machine: str | None = None) -> bytes | None:
     return asm.assemble()
 
 
-def denied_numbers(machine: str | None = None) -> dict[str, tuple[int, int]]:
+def _refused(epoll: bool) -> tuple[str, ...]:
+    return DENIED if epoll else (*DENIED, *EPOLL)
+
+
+def denied_numbers(machine: str | None = None, epoll: bool = True) -> dict[str, tuple[int, int]]:
     """name -> (number, errno) of every call the filter refuses outright, for tests and
     documentation."""
     arch = architecture(machine)
     if arch is None:
         return {}
-    found = {name: (arch.numbers[name], errno.EPERM) for name in DENIED if name in arch.numbers}
+    found = {
+        name: (arch.numbers[name], errno.EPERM) for name in _refused(epoll) if name in arch.numbers
+    }
     found.update({name: (arch.numbers[name], errno.ENOSYS) for name in UNSUPPORTED})
     return found
