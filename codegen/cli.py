@@ -651,7 +651,7 @@ def _sdk(args: argparse.Namespace) -> int:
         namespace=settings.namespace,
         plain_schemas=True,  # a plain JSON Schema alone: its types (`render.schema_types`)
     )
-    engine = Engine.from_options(settings.cache, args.jobs)
+    engine = Engine.from_options(settings.cache, args.jobs, quiet=args.quiet)
     rendered = engine.render(loaded.tools, loaded.diagnostics, [args.lang])
     _print_diagnostics(rendered.diagnostics, sys.stderr, errors_only=args.quiet)
     if rendered.texts is None:

@@ -48,13 +48,16 @@ class Engine:
     jobs: int | None = 1
 
     @classmethod
-    def from_options(cls, cache_dir: str | None = None, jobs: int | None = 1) -> Engine:
-        """The engine a command's `--cache DIR` and `--jobs N` ask for."""
+    def from_options(
+        cls, cache_dir: str | None = None, jobs: int | None = 1, quiet: bool = False
+    ) -> Engine:
+        """The engine a command's `--cache DIR`, `--jobs N` and `--quiet` ask for (`quiet`
+        leaves out the note about a cache folder written under another key)."""
         if cache_dir is None:
             return cls(None, jobs)
         from .incremental.cache import ToolCache
 
-        return cls(ToolCache(cache_dir), jobs)
+        return cls(ToolCache(cache_dir, quiet=quiet), jobs)
 
     def compile(
         self, definitions: Iterable[ToolDefinition], diagnostics: Iterable[Diagnostic] = ()

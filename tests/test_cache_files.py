@@ -33,6 +33,7 @@ from codegen.engine import Engine, compile_definitions
 from codegen.incremental import cache_file, cache_key, ir_codec, seal
 from codegen.incremental.cache import SHARDS, ToolCache
 from codegen.incremental.cache_key import CacheKey, user_cache_key
+from codegen.incremental.checked import CacheDataError
 from codegen.incremental.chunk_codec import decode_chunk, storable
 from codegen.incremental.tool_entry import ir_text
 from codegen.load.definitions import ToolDefinition
@@ -250,7 +251,7 @@ MUTATIONS: dict[str, tuple[Callable[[Path], bytes], str]] = {
     ),
     # Sealed under this key, yet not what the cache writes: the structural checks.
     "sealed: empty": (_sealed(lambda path: b""), "it is empty"),
-    "sealed: truncated": (_sealed(lambda path: _content(path)[:-2000]), "truncated"),
+    "sealed: a line short": (_sealed(lambda path: b"\n".join(_lines(path)[:-2]) + b"\n"), "torn"),
     "sealed: random bytes": (_sealed(lambda path: random.Random(35).randbytes(5000)), ""),
     "json of the wrong shape": (_sealed(lambda path: b'{"tools": [1, 2, 3]}\n'), "no header"),
     "a header alone": (_sealed(lambda path: _lines(path)[0] + b"\n"), "announces"),
@@ -828,5 +829,5 @@ def _one_of_each() -> list[ir.TypeNode]:
     ],
 )
 def test_a_node_that_is_not_one_is_a_data_error(data: Any) -> None:
-    with pytest.raises(ir_codec.CacheDataError):
+    with pytest.raises(CacheDataError):
         ir_codec.decode_node(data)

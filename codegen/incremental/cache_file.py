@@ -2,10 +2,10 @@
 
 A cache folder may come with a repository (`[tool.codegen] cache` names a folder in it), so
 a shard is data that cannot run anything when read, and is believed only when sealed under
-this user's key (`seal`, `cache_key`): a file sealed under another key raises `OtherKey`, one
-whose seal does not verify `CacheFileError`. A sealed file is still decoded strictly: lines
-of JSON, decoded into a closed set of classes (`ir_codec`, `chunk_codec`, `checked`), never
-unpickled. Its layout:
+this user's key (`seal`, `cache_key`): a file sealed under another key raises
+`seal.OtherKey`, one whose seal does not verify `CacheFileError`. A sealed file is still
+decoded strictly: lines of JSON, decoded into a closed set of classes (`ir_codec`,
+`chunk_codec`, `checked`), never unpickled. Its layout:
 
     codegen-hmac-sha256 <key name> <HMAC-SHA256 of every following byte>
     {"format": "codegen tool cache", "version": 5, "fingerprint": ..., "shard": "ab",
@@ -16,9 +16,10 @@ unpickled. Its layout:
     ...
     the IR of record N
 
-The seal is verified first, over the whole file; then the header, so a file from another
-build of the toolkit is skipped after one short line; the records are checked in full when
-the file is read; each IR line is decoded and checked only when its tool is needed
+The seal comes first: a file of another key is set aside on its key's name, before anything
+is hashed; then its code is verified over the whole file. Then the header: a file from
+another build of the toolkit is skipped there. The records are checked in full when the file
+is read; each IR line is decoded and checked only when its tool is needed
 (`tool_entry.Entry.tool`). A file that is not this layout, or whose records say anything the
 cache would not write (a key outside its shard, a field of the wrong type, a chunk of an
 unknown target), raises `CacheFileError`, and the cache ignores the whole file.
