@@ -7,6 +7,7 @@ range, length, format, pattern, deprecated) next to the field.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from ..ir import EMPTY_DOCS, Docs
@@ -202,10 +203,10 @@ def _gather(node: dict[str, Any], prefix: str, depth: int, found: list[str], arm
             found.extend(f"{prefix.rstrip('.')}: {text}" for text in _lift_arms(node, union)[1])
     if depth < INLINE_DEPTH and ("anyOf" in node or "oneOf" in node):
         every = _dict_arms(node)
-        kinds = [arm.get("type") for arm in every]
+        kinds = Counter(kind for arm in every if isinstance(kind := arm.get("type"), str))
         for index, arm in enumerate(every):
             kind = arm.get("type")
-            named = kind if isinstance(kind, str) and kinds.count(kind) == 1 else f"arm {index + 1}"
+            named = kind if isinstance(kind, str) and kinds[kind] == 1 else f"arm {index + 1}"
             _gather(arm, f"{prefix}{named}.", depth + 1, found, arms=True)
 
 
