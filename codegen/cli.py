@@ -39,6 +39,86 @@ class _Parser(argparse.ArgumentParser):
         formatter: argparse.HelpFormatter = factory(prog=self.prog, width=_columns() - 2)
         return formatter
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """argparse's check of a choice (a command, `--lang`, `--format`, ...), naming the
+        closest choice when there is one, as Python 3.14's `suggest_on_error` does."""
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as error:
+            closest = _closest(str(value), [str(choice) for choice in action.choices or ()])
+            if closest is None or "meant" in error.message:
+                raise
+            message = f"{error.message}; did you mean {closest!r}?"
+            raise argparse.ArgumentError(action, message) from None
+
+
+def _parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace:
+    """`parser.parse_args`, except that a mistyped flag is reported with the closest flag
+    of its command ("did you mean --check?"), also when argparse would first have said that
+    a required flag is missing (the mistyped one, usually)."""
+    try:
+        args, unknown = parser.parse_known_args(arguments)
+    except UsageError:
+        _refuse_unknown_flag(parser, arguments)
+        raise
+    if unknown:
+        _refuse_unknown_flag(parser, arguments)
+        raise UsageError(f"{parser.prog}: unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
+def _refuse_unknown_flag(parser: argparse.ArgumentParser, arguments: list[str]) -> None:
+    """Raise for the first argument before `--` that looks like a flag the command does not
+    have (a long flag may be abbreviated, short flags combined, a value attached)."""
+    command = _command_parser(parser, arguments)
+    flags = sorted(flag for action in command._actions for flag in action.option_strings)
+    for token in arguments:
+        if token == "--":
+            return
+        if not token.startswith("-") or token == "-" or _is_number(token):
+            continue
+        if token.startswith("--"):
+            flag = token.partition("=")[0]
+            if any(known.startswith(flag) for known in flags):
+                continue  # itself, or an abbreviation argparse resolves (or calls ambiguous)
+        else:
+            flag = token[:2]
+            if flag in flags:
+                continue
+        closest = _closest(flag, [known for known in flags if known.startswith("--")])
+        hint = f"; did you mean {closest}?" if closest else ""
+        raise UsageError(f"{command.prog}: unrecognized argument: {flag}{hint}")
+
+
+def _command_parser(
+    parser: argparse.ArgumentParser, arguments: list[str]
+) -> argparse.ArgumentParser:
+    """The parser of the command the arguments name, else the top-level one."""
+    for action in parser._actions:
+        choices = action.choices
+        if isinstance(choices, dict):  # the subcommands
+            for token in arguments:
+                if not token.startswith("-"):
+                    command: argparse.ArgumentParser = choices.get(token, parser)
+                    return command
+    return parser
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
+
+
+def _closest(word: str, choices: list[str]) -> str | None:
+    """The choice closest to a mistyped `word`, if one is close enough."""
+    import difflib
+
+    found = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return found[0] if found else None
+
 
 def _columns() -> int:
     """`shutil.get_terminal_size().columns`: `COLUMNS`, else the terminal's, else 80."""
@@ -78,7 +158,41 @@ def _add_sources(parser: argparse.ArgumentParser, output_format: bool = False) -
     )
     _add_input_format(parser, default=None, legacy_format=not output_format)
     _add_namespace(parser)
+    _add_ref_roots(parser)
     parser.add_argument("--quiet", "-q", action="store_true", help="print errors only, no warnings")
+    _add_strict(parser)
+    _add_progress(parser)
+
+
+def _add_strict(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="treat warnings as errors: exit 1 and write nothing (default: 'strict' of "
+        "[tool.codegen], else off)",
+    )
+
+
+def _add_progress(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show the progress of a long run on stderr (default: when stderr is a "
+        "terminal and not --quiet)",
+    )
+
+
+def _add_ref_roots(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ref-root",
+        dest="ref_roots",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder a $ref may read files from besides its source's own (repeatable)",
+    )
 
 
 def _add_namespace(parser: argparse.ArgumentParser) -> None:
@@ -294,6 +408,7 @@ def _add_verbosity(parser: argparse.ArgumentParser) -> None:
     loudness = parser.add_mutually_exclusive_group()
     loudness.add_argument("--quiet", "-q", action="store_true", help="print errors only")
     loudness.add_argument("--verbose", "-v", action="store_true", help="print more detail")
+    _add_progress(parser)
 
 
 def _add_build_command(commands: Any) -> None:
@@ -318,6 +433,7 @@ def _add_build_command(commands: Any) -> None:
     )
     build.add_argument("--module", metavar="NAME", help="output file name stem (default: tools)")
     _add_input_format(build, default=None, legacy_format=True)
+    _add_ref_roots(build)
     build.add_argument(
         "--namespace",
         action=argparse.BooleanOptionalAction,
@@ -340,6 +456,7 @@ def _add_build_command(commands: Any) -> None:
         action="store_true",
         help="write nothing; print a diff and exit 1 when an output is out of date",
     )
+    _add_strict(build)
     _add_verbosity(build)
     build.epilog = _workflow_epilog("build")
     build.set_defaults(handler=_build)
@@ -383,6 +500,13 @@ def _add_harvest_command(commands: Any) -> None:
         help="give up after this many seconds in all (default: 30)",
     )
     harvest.add_argument(
+        "--server",
+        metavar="NAME",
+        help="with --mcp: the server's name in your serve config (its key in mcpServers), "
+        "written as the file's server, so --namespace names the tools as serve does "
+        "(default: the server's own serverInfo.name)",
+    )
+    harvest.add_argument(
         "server_command", nargs="*", metavar="COMMAND", help="-- COMMAND [ARGS...] (with --mcp)"
     )
     _add_verbosity(harvest)
@@ -416,7 +540,9 @@ def _add_diff_command(commands: Any) -> None:
     )
     _add_input_format(diff, default=None, legacy_format=False)
     _add_namespace(diff)
+    _add_ref_roots(diff)
     _add_output(diff)
+    _add_strict(diff)
     _add_verbosity(diff)
     diff.epilog = _workflow_epilog("diff")
     diff.set_defaults(handler=_diff)
@@ -544,6 +670,26 @@ def _add_serve_command(commands: Any) -> None:
     serve.set_defaults(handler=_serve)
 
 
+def _add_install_command(commands: Any) -> None:
+    """`install`: the entry that starts `codegen serve`, written into a client's config
+    (codegen/install/)."""
+    from .install.command import add_arguments
+
+    install = _command(
+        commands,
+        "install",
+        "add codegen serve to the config of Claude Code, Claude Desktop, Cursor or VS Code",
+        "Write, or update, the entry that makes an MCP client start `codegen serve` (absolute "
+        "paths: clients start servers without your PATH or virtual environment) with the "
+        "servers of --config, or reach a running `codegen serve --http` with its token in a "
+        "header. Nothing else in the file changes; running it again changes nothing; "
+        "--dry-run prints the diff. The file as it was is kept beside it "
+        "(FILE.codegen-backup-TIME).",
+    )
+    add_arguments(install)
+    install.set_defaults(handler=_install)
+
+
 COMMANDS: dict[str, Callable[[Any], None]] = {
     "validate": _add_validate_command,
     "sdk": _add_sdk_command,
@@ -554,6 +700,7 @@ COMMANDS: dict[str, Callable[[Any], None]] = {
     "harvest": _add_harvest_command,
     "diff": _add_diff_command,
     "serve": _add_serve_command,
+    "install": _add_install_command,
 }
 """Every command and what adds its parser, in the order help lists them."""
 
@@ -561,6 +708,9 @@ COMMANDS: dict[str, Callable[[Any], None]] = {
 def _print_diagnostics(
     diagnostics: Sequence[Diagnostic], stream: TextIO, errors_only: bool = False
 ) -> None:
+    from ._support.progress import clear
+
+    clear()  # the progress line, if the run has one
     for diagnostic in diagnostics:
         if diagnostic.is_error or not errors_only:
             stream.write(diagnostic.format() + "\n")
@@ -580,6 +730,7 @@ def _settings(args: argparse.Namespace) -> Any:
         cache=getattr(args, "cache", None),
         languages=None if languages is None else (languages,),
         catalog_title=getattr(args, "title", None),
+        strict=args.strict,
     )
     settings = project_settings(args.command, given)
     if not settings.sources:
@@ -604,8 +755,11 @@ def _validate(args: argparse.Namespace) -> int:
         fmt=settings.input_format,
         namespace=settings.namespace,
         plain_schemas=True,
+        ref_roots=args.ref_roots,
     )
-    _print_diagnostics(compiled.diagnostics, sys.stdout, errors_only=args.quiet)
+    _print_diagnostics(
+        compiled.diagnostics, sys.stdout, errors_only=args.quiet and not settings.strict
+    )
     errors, warnings = len(compiled.errors), len(compiled.warnings)
     tools = len(compiled.definitions)
     plain = any(definition.format == PLAIN_SCHEMA for definition in compiled.definitions)
@@ -614,7 +768,23 @@ def _validate(args: argparse.Namespace) -> int:
         f"{tools} {noun}{'s' * (tools != 1)}: {errors} error{'s' * (errors != 1)}, "
         f"{warnings} warning{'s' * (warnings != 1)}\n"
     )
+    if _strict_failure(args, settings, compiled.diagnostics, writes=False):
+        return EXIT_INVALID
     return EXIT_INVALID if errors else EXIT_OK
+
+
+def _strict_failure(
+    args: argparse.Namespace, settings: Any, diagnostics: Sequence[Diagnostic], writes: bool = True
+) -> bool:
+    """Whether `--strict` fails the run on its warnings (`workflow.strict`), said on stderr."""
+    if not settings.strict:
+        return False
+    from .workflow.strict import strict_failure
+
+    failure = strict_failure(args.command, diagnostics, settings.strict, writes)
+    if failure is not None:
+        sys.stderr.write(f"codegen {failure}\n")
+    return failure is not None
 
 
 def _compile(args: argparse.Namespace, settings: Any) -> Any:
@@ -622,13 +792,23 @@ def _compile(args: argparse.Namespace, settings: Any) -> Any:
     from .engine import compile_sources
 
     compiled = compile_sources(
-        settings.sources, fmt=settings.input_format, namespace=settings.namespace
+        settings.sources,
+        fmt=settings.input_format,
+        namespace=settings.namespace,
+        ref_roots=args.ref_roots,
     )
-    _print_diagnostics(compiled.diagnostics, sys.stderr, errors_only=args.quiet)
+    _print_diagnostics(
+        compiled.diagnostics, sys.stderr, errors_only=args.quiet and not settings.strict
+    )
+    if _strict_failure(args, settings, compiled.diagnostics):
+        return None
     return compiled.catalog
 
 
 def _emit(text: str, output: str | None) -> None:
+    from ._support.progress import clear
+
+    clear()  # the progress line, if the run has one
     if output:
         from ._support.atomic_write import write_text
 
@@ -650,11 +830,14 @@ def _sdk(args: argparse.Namespace) -> int:
         fmt=settings.input_format,
         namespace=settings.namespace,
         plain_schemas=True,  # a plain JSON Schema alone: its types (`render.schema_types`)
+        ref_roots=args.ref_roots,
     )
     engine = Engine.from_options(settings.cache, args.jobs, quiet=args.quiet)
     rendered = engine.render(loaded.tools, loaded.diagnostics, [args.lang])
-    _print_diagnostics(rendered.diagnostics, sys.stderr, errors_only=args.quiet)
-    if rendered.texts is None:
+    _print_diagnostics(
+        rendered.diagnostics, sys.stderr, errors_only=args.quiet and not settings.strict
+    )
+    if rendered.texts is None or _strict_failure(args, settings, rendered.diagnostics):
         return EXIT_INVALID
     _emit(rendered.texts[args.lang], args.output)
     engine.save()
@@ -725,6 +908,12 @@ def _serve(args: argparse.Namespace) -> int:
     return run_serve(args)
 
 
+def _install(args: argparse.Namespace) -> int:
+    from .install.command import run_install
+
+    return run_install(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (the console script exits with it). The
     process-wide settings a run needs are made here, and only here: stack depth for the
@@ -747,17 +936,38 @@ def _run(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace)
     if args.command in LONG_LIVED:
         return handler(args)
     from ._support.gc_pause import paused_gc
+    from ._support.progress import reporting
     from ._support.run_memos import run_memos
 
-    with paused_gc(), run_memos():
-        return handler(args)
+    line = _progress_line(args)
+    with paused_gc(), run_memos(), reporting(line):
+        try:
+            return handler(args)
+        finally:
+            if line is not None:
+                line.clear()
+
+
+def _progress_line(args: argparse.Namespace) -> Any:
+    """The run's progress line on stderr (`workflow.progress.Progress`) for a command with
+    `--progress`: on a terminal unless `--quiet`, or as `--progress` / `--no-progress` say.
+    None otherwise, and then nothing of it is imported."""
+    wanted = getattr(args, "progress", False)
+    if wanted is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        wanted = not args.quiet and callable(isatty) and isatty()
+    if not wanted:
+        return None
+    from .workflow.progress import Progress
+
+    return Progress(sys.stderr, enabled=True)
 
 
 def _main(argv: Sequence[str] | None) -> int:
     try:
         arguments = sys.argv[1:] if argv is None else list(argv)
         parser = build_parser(arguments)
-        args = parser.parse_args(arguments)
+        args = _parse(parser, arguments)
         if args.version:
             from ._support.distribution import DISTRIBUTION, clash, installed_version
 

@@ -28,6 +28,8 @@ from .pipeline import (
     compile_catalog,
     compile_schemas,
     is_plain,
+    placed,
+    placed_texts,
     require_catalog,
 )
 
@@ -76,7 +78,7 @@ class Engine:
             with deep_recursion(), run_memos():
                 entries = cached_entries(definitions, self.cache, (), self.jobs)
                 if entries is not None:
-                    return assembled_catalog(definitions, diagnostics, entries, self.cache)
+                    return placed(assembled_catalog(definitions, diagnostics, entries, self.cache))
         return compile_catalog(definitions, diagnostics)
 
     def render(
@@ -104,12 +106,14 @@ class Engine:
             with deep_recursion(), run_memos():
                 if self.cache is None:
                     entries = tool_entries(definitions, languages, False, self.jobs)
-                    return assembled_texts(definitions, diagnostics, entries, renderers, entry_text)
+                    made = assembled_texts(definitions, diagnostics, entries, renderers, entry_text)
+                    return placed_texts(definitions, made)
                 cached = cached_entries(definitions, self.cache, languages, self.jobs)
                 if cached is not None:
-                    return assembled_texts(
+                    made = assembled_texts(
                         definitions, diagnostics, cached, renderers, self.cache.entry_chunk
                     )
+                    return placed_texts(definitions, made)
         compiled = compile_catalog(definitions, diagnostics)
         if compiled.catalog is None:
             return Rendered(None, compiled.diagnostics)
@@ -157,10 +161,12 @@ def compile_sources(
     cache: ToolCache | None = None,
     require_tools: bool = True,
     plain_schemas: bool = False,
+    ref_roots: Sequence[str] = (),
 ) -> Compiled:
     """Files, directories or `-` to the IR. Raises `UsageError` only for unreadable sources;
     sources without a tool are an error unless `require_tools` is false. `plain_schemas`:
-    plain JSON Schema documents are read too, and compiled as types alone."""
+    plain JSON Schema documents are read too, and compiled as types alone. `ref_roots`:
+    folders a `$ref` may read files from besides its source's own (`load.ref_files`)."""
     loaded = load_sources(
         sources,
         fmt=fmt,
@@ -168,6 +174,7 @@ def compile_sources(
         stdin=stdin,
         require_tools=require_tools,
         plain_schemas=plain_schemas,
+        ref_roots=ref_roots,
     )
     return Engine(cache).compile(loaded.tools, loaded.diagnostics)
 

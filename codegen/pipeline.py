@@ -11,16 +11,18 @@ across processes) is `codegen.engine`'s choice, never the caller's.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import ir
+from ._support import progress
 from ._support.recursion_limit import deep_recursion
 from ._support.run_memos import run_memos
 from .build.builder import SchemaInput, build_catalog, build_schema_types
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
 from .load.definitions import ToolDefinition
 from .load.formats import PLAIN_SCHEMA
+from .load.relocate import relocated
 from .normalize import Normalized, normalize_schema
 from .validate.checks import check_depth, check_schema, check_unique_names, draft_of
 
@@ -64,7 +66,7 @@ def compile_catalog(
     by tool (through a cache, or in shares); every way gives this result."""
     definitions = tuple(definitions)
     problems = [*diagnostics, *check_unique_names(definitions)]
-    return _stages(definitions, definitions, problems, build_catalog)
+    return placed(_stages(definitions, definitions, problems, build_catalog))
 
 
 def compile_schemas(
@@ -86,7 +88,24 @@ def compile_schemas(
         if definition.format != PLAIN_SCHEMA
     )
     schemas = [definition for definition in definitions if definition.format == PLAIN_SCHEMA]
-    return _stages(definitions, schemas, problems, build_schema_types)
+    return placed(_stages(definitions, schemas, problems, build_schema_types))
+
+
+def placed(compiled: Compiled) -> Compiled:
+    """The run with each diagnostic about a definition bundled from another file shown in
+    that file (`load.relocate`): every way of compiling ends here."""
+    moved = relocated(compiled.definitions, compiled.diagnostics)
+    if moved is compiled.diagnostics:
+        return compiled
+    return replace(compiled, diagnostics=sort_diagnostics(moved))
+
+
+def placed_texts(definitions: Sequence[ToolDefinition], rendered: Rendered) -> Rendered:
+    """`placed` for SDK texts assembled tool by tool."""
+    moved = relocated(definitions, rendered.diagnostics)
+    if moved is rendered.diagnostics:
+        return rendered
+    return replace(rendered, diagnostics=sort_diagnostics(moved))
 
 
 def _stages(
@@ -99,10 +118,12 @@ def _stages(
     `build` unless an error was found (`problems` holds those found before)."""
     inputs = []
     with deep_recursion(), run_memos():
+        progress.begin("checking tools", len(built))
         for definition in built:
             schema_input, found = prepare(definition)
             problems.extend(found)
             inputs.append(schema_input)
+            progress.advance()
         if has_errors(problems):
             return Compiled(None, definitions, sort_diagnostics(problems))
         catalog, warnings = build(inputs)

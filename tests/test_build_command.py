@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from codegen._support.progress import reporting
 from codegen.cli import main
 from codegen.codemode.languages import render_sdk_section
 from codegen.engine import compile_sources
@@ -428,9 +429,11 @@ def test_progress_draws_only_on_a_terminal() -> None:
     quiet.clear()
     assert log.getvalue() == ""
 
-    # Messages erase the status line first; --quiet turns progress off even on a terminal.
+    # A console draws the run's line (the command line attaches one only on a terminal
+    # without --quiet); messages erase it first. Without one, nothing is drawn.
     terminal = _Terminal()
-    console = Console(stream=terminal)
+    with reporting(Progress(terminal)):
+        console = Console(stream=terminal)
     console.progress.update("working", force=True)
     console.note("wrote out/tools.py")
     assert terminal.getvalue() == "\r\x1b[Kworking\r\x1b[Kwrote out/tools.py\n"

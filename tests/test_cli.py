@@ -355,3 +355,116 @@ def test_version_names_the_distribution_and_warns_of_the_other_codegen(
     assert main(["--version"]) == 0
     out, err = capsys.readouterr()
     assert out == "codegen 1.2.3 (tool-codegen)\n" and err == ""
+
+
+QUICK_START = re.compile(
+    r"## Quick start\n.*?```sh\n[^\n]*?(?P<command>codegen sdk [^\n]*)\n```\n"
+    r"(?P<prose>(?:(?!```|\n#).)*)```text\n(?P<stderr>.*?)```",
+    re.S,
+)
+"""The quick start's command, the prose after it and the stderr block that prose leads to
+(nothing else may come between them)."""
+
+
+def test_the_quick_start_says_which_warnings_to_expect(capsys: pytest.CaptureFixture[str]) -> None:
+    """README's quick start runs on the golden cases, some of which degrade on purpose: the
+    warnings it prints are the ones the README shows right below the command, so a first
+    run's stderr is never a surprise."""
+    found = QUICK_START.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert found is not None, "README.md's quick start shows no command with its stderr"
+    argv = found["command"].split()[1:]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        status = main(argv)
+    finally:
+        os.chdir(cwd)
+    out, err = capsys.readouterr()
+    assert status == 0 and out
+    assert err == found["stderr"]
+    warnings = err.count(": warning: ")
+    assert warnings == len(err.splitlines())
+    number = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+    assert f"{number[warnings]} warnings" in found["prose"]
+    for case in sorted({line.split(":", 1)[0] for line in err.splitlines()}):
+        assert f"`{Path(case).name}`" in found["prose"], f"README does not say why {case} warns"
+
+
+def _mistyped(flag: str) -> str:
+    """The flag with one letter of its name dropped, as a hurried hand types it."""
+    middle = 2 + (len(flag) - 2) // 2
+    return flag[:middle] + flag[middle + 1 :]
+
+
+def test_a_mistyped_flag_or_choice_gets_a_did_you_mean_on_every_command() -> None:
+    from codegen.cli import COMMANDS, build_parser
+
+    for command in COMMANDS:
+        parser = build_parser([command])
+        subparser = next(
+            action.choices[command]
+            for action in parser._actions
+            if isinstance(action.choices, dict) and command in action.choices
+        )
+        flags = sorted(
+            flag
+            for action in subparser._actions
+            for flag in action.option_strings
+            if flag.startswith("--") and flag != "--help"
+        )
+        assert flags, command
+        for flag in flags:
+            typo = _mistyped(flag)
+            if any(other.startswith(typo) for other in flags):
+                continue  # an abbreviation of a flag: argparse takes it
+            with pytest.raises(UsageError) as raised:
+                main_error([command, typo])
+            assert str(raised.value) == (
+                f"codegen {command}: unrecognized argument: {typo}; did you mean {flag}?"
+            )
+    # A command, and a choice of a flag.
+    with pytest.raises(UsageError, match=r"invalid choice: 'bulid' .*; did you mean 'build'\?"):
+        main_error(["bulid"])
+    with pytest.raises(UsageError, match=r"; did you mean 'python'\?"):
+        main_error(["sdk", "x.json", "--lang", "pyhton"])
+    # Before the missing --lang is reported, the mistyped one is.
+    with pytest.raises(UsageError, match=r"unrecognized argument: --lnag; did you mean --lang\?"):
+        main_error(["sdk", "x.json", "--lnag", "python"])
+
+
+def main_error(argv: list[str]) -> None:
+    """Parse `argv` as `main` does, raising its usage error."""
+    from codegen.cli import _parse, build_parser
+
+    _parse(build_parser(argv), argv)
+
+
+STRICT_RUNS = {
+    "validate": [],
+    "sdk": ["--lang", "python", "-o", "{out}/tools.py"],
+    "prompt": ["--lang", "typescript", "-o", "{out}/prompt.md"],
+    "catalog": ["-o", "{out}/catalog.md"],
+    "build": ["-o", "{out}"],
+    "diff": ["{source}", "-o", "{out}/diff.md"],
+}
+
+
+@pytest.mark.parametrize("command", list(STRICT_RUNS))
+def test_strict_makes_warnings_fail_the_run_and_write_nothing(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = str(SCHEMAS / "degraded.json")
+    out = tmp_path / "out"
+    args = [a.format(out=out, source=source) for a in STRICT_RUNS[command]]
+    if command != "build":
+        out.mkdir()
+    status, stdout, err = cli(capsys, command, source, *args, "--strict", "--quiet")
+    assert status == 1
+    assert "points to nothing" in stdout + err  # shown under --quiet: it fails the run
+    assert "--strict: " in err and " as errors" in err
+    assert not out.exists() or not any(out.iterdir())
+    if command != "validate":
+        assert stdout == ""
+    status, _, err = cli(capsys, command, source, *args)
+    assert status == 0, err
+    assert any(out.iterdir()) == (command != "validate")

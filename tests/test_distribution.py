@@ -2,13 +2,16 @@
 both pass `twine check --strict` and carry the metadata an index shows (name, license file,
 project URLs, classifiers, the extras); the wheel, installed alone in a fresh virtual
 environment, runs `codegen sdk`, `codegen serve --print-config-example` and the Code Mode
-example of docs/codemode.md from a folder outside the checkout."""
+example of docs/codemode.md from a folder outside the checkout; and the README's install
+commands for today (pipx and pip, from a checkout and from a wheel) work as written."""
 
 from __future__ import annotations
 
 import email
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -19,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from readme_examples import fenced, section
 
 pytestmark = pytest.mark.slow  # builds, and installs the dependencies from the index
 
@@ -103,3 +107,66 @@ def test_the_wheel_alone_runs_in_a_fresh_environment(dist: Path, tmp_path: Path)
     assert host is not None
     (work / "host.py").write_text(host["code"], encoding="utf-8")
     assert run(python, "host.py", cwd=work, env=env) == host["out"]
+
+
+TOOL_HEADING = "## Installing it as a tool"
+
+
+def run_install_commands(commands: str, dist: Path, folder: Path) -> None:
+    """Each line of `commands` run as written by the shell, each in a place of its own: a
+    checkout (the sdist unpacked: every file an install reads) with the wheel in `dist/`,
+    where `python3 -m build` leaves it, an active virtual environment, and pipx. Then the
+    `codegen` it installed runs from elsewhere, with serve's MCP SDK, and `codegen install`
+    writes an entry that runs it by its absolute path."""
+    (sdist,) = dist.glob("*.tar.gz")
+    (wheel,) = dist.glob("*.whl")
+    tools = folder / "tools"  # pipx, as `python3 -m pip install --user pipx` gives it
+    run(sys.executable, "-m", "venv", tools, cwd=folder)
+    run(tools / "bin" / "python", "-m", "pip", "install", "--quiet", "pipx", cwd=folder)
+    lines = [line.split(" #")[0].strip() for line in commands.splitlines()]
+    assert len([line for line in lines if line]) >= 3, commands
+    for number, command in enumerate(line for line in lines if line):
+        place = folder / f"line{number}"
+        with tarfile.open(sdist) as archive:
+            archive.extractall(place, filter="data")
+        (checkout,) = place.iterdir()
+        (checkout / "dist").mkdir()
+        shutil.copy(wheel, checkout / "dist")
+        venv = place / "venv"
+        run(sys.executable, "-m", "venv", venv, cwd=place)
+        pipx = {name: str(place / "pipx" / part) for name, part in PIPX.items()}
+        path = [venv / "bin", place / "pipx" / "bin", tools / "bin", "/usr/bin", "/bin"]
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL"))},
+            **pipx,
+            "PATH": os.pathsep.join(map(str, path)),
+            "VIRTUAL_ENV": str(venv),
+        }
+        run("/bin/sh", "-euc", command, cwd=checkout, env=env)
+
+        work = place / "work"  # nothing of the checkout is reachable from here
+        work.mkdir()
+        codegen = shutil.which("codegen", path=env["PATH"])
+        assert codegen is not None and not codegen.startswith(str(checkout)), command
+        assert run(codegen, "--version", cwd=work, env=env).startswith("codegen 0.1.0")
+        done = subprocess.run(
+            [codegen, "install", "json", "--file", "mcp.json"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0 and "MCP SDK" not in done.stderr, done.stderr
+        entry = json.loads((work / "mcp.json").read_text())["mcpServers"]["codegen"]
+        assert os.path.samefile(entry["command"], codegen), (entry, codegen)
+
+
+PIPX = {"PIPX_HOME": "home", "PIPX_BIN_DIR": "bin", "PIPX_MAN_DIR": "man"}
+"""pipx's folders, inside the test's place instead of the user's home."""
+
+
+def test_the_readme_install_commands_work_today(dist: Path, tmp_path: Path) -> None:
+    """The first `sh` block of "Installing it as a tool": what works before the package is
+    on the index."""
+    run_install_commands(fenced(section(TOOL_HEADING), "sh")[0], dist, tmp_path)

@@ -303,6 +303,8 @@ def test_an_invalid_config_is_refused_as_serve_refuses_it(
         (["--config", "servers.json", "--mcp", "--", "true"], "not allowed with argument"),
         (["--config", "pyproject.toml", "-o", "out"], "has no [tool.codegen.serve] table"),
         (["--config", "servers.json", "-o", "out", "--timeout", "0"], "--timeout"),
+        (["--config", "servers.json", "-o", "out", "--server", "t"], "--server names the one"),
+        (["--mcp", "--server", "Ωμέγα", "--", "true"], "leaves no ASCII letter or digit"),
     ],
 )
 def test_usage_errors(
@@ -433,6 +435,40 @@ def test_the_harvest_names_what_serve_exposes(
         except subprocess.TimeoutExpired:
             front.kill()
             front.wait()
+
+
+@pytest.mark.slow
+def test_harvest_mcp_with_the_config_name_names_tools_as_serve_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One naming rule: `harvest --mcp --server time` writes the name `serve` knows the
+    server by, as `harvest --config` does, so `--namespace` gives serve's names; without
+    `--server` the server's own name (`mcp-time`) stands in, and names differ."""
+    config = write_config(tmp_path, {"time": {"command": TIME}})
+    served = _served_names(config, {})
+    assert served == ["time__convert_time", "time__get_current_time"]
+    from_config = tmp_path / "from_config"
+    status, _, err = harvest(capsys, config, from_config)
+    assert status == 0, err
+    assert names(from_config) == served
+    named = tmp_path / "named"
+    named.mkdir()
+    target = str(named / "time.json")
+    status = main(
+        ["harvest", "--mcp", "--server", "time", "-o", target, "--timeout", TIMEOUT, "--", TIME]
+    )
+    _, err = capsys.readouterr()
+    assert status == 0, err
+    assert json.loads((named / "time.json").read_text())["server"] == "time"
+    assert names(named) == served
+    unnamed = tmp_path / "unnamed"
+    unnamed.mkdir()
+    status = main(
+        ["harvest", "--mcp", "-o", str(unnamed / "time.json"), "--timeout", TIMEOUT, "--", TIME]
+    )
+    _, err = capsys.readouterr()
+    assert status == 0, err
+    assert names(unnamed) == ["mcp_time__convert_time", "mcp_time__get_current_time"]
 
 
 README_BLOCK = re.compile(

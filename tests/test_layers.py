@@ -43,14 +43,17 @@ ALLOWED: dict[str, set[str]] = {
     "serve": BASE
     | {"load", "validate", "mcp", "codemode", "codemode.runtimes", "codemode.sandbox", "search"},
     "workflow": BASE | {"ir", "load", "pipeline", "engine", "render", "mcp"},
-    "cli": BASE | {"load", "engine", "render", "codemode", "serve", "workflow", "search"},
+    "install": BASE | {"load", "mcp"},
+    "cli": BASE
+    | {"load", "engine", "render", "codemode", "serve", "workflow", "install", "search"},
     "__init__": BASE
     | {"ir", "load", "pipeline", "engine", "render", "schema_spelling", "codemode", "search"},
     "__main__": {"cli"},
 }
 """Each layer and the layers it may import: the stages in pipeline order, the engine on top
 of the stage sequence (`pipeline`) and the per-tool machinery (`incremental`), then Code
-Mode, serve, the workflow and the command line. Nothing in the pipeline reaches those;
+Mode, serve, the workflow, `install` (a client's config file: it reads serve's config through
+`mcp`, never serve itself) and the command line. Nothing in the pipeline reaches those;
 `serve` and `workflow` never import each other: what both need to reach MCP servers (the
 `mcpServers` config, the transports, the connection and the listing) is in `mcp`, which
 reads config files with `load`'s decoder and derives prefixes by its `--namespace` rule."""

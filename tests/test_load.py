@@ -65,6 +65,52 @@ def test_anthropic_tools_and_builtin_server_tools() -> None:
     assert warning.level == "warning" and "web_search_20250305" in warning.message
 
 
+ANTHROPIC_BUILT_INS = [
+    {"type": "computer_20241022", "name": "computer", "display_width_px": 1024},
+    {"type": "computer_20250124", "name": "computer", "display_height_px": 768},
+    {"type": "text_editor_20250124", "name": "str_replace_editor"},
+    {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"},
+    {"type": "bash_20250124", "name": "bash"},
+    {"type": "web_search_20250305", "name": "web_search", "max_uses": 5},
+    {"type": "web_fetch_20250910", "name": "web_fetch"},
+    {"type": "code_execution_20250825", "name": "code_execution"},
+    {"type": "memory_20250818", "name": "memory"},
+]
+
+
+@pytest.mark.parametrize("tool", ANTHROPIC_BUILT_INS, ids=lambda tool: tool["type"])
+def test_anthropic_built_in_tools_are_skipped_with_a_warning(tool: dict[str, object]) -> None:
+    result = load_value({"tools": [tool]})
+    assert not result.tools
+    [warning] = result.diagnostics
+    assert warning.level == "warning"
+    assert f"built-in tool of type {tool['type']!r} has no schema" in warning.message
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"name": "demo", "version": "1.0.0", "type": "module", "dependencies": {}},
+        {"name": "demo", "type": "commonjs", "main": "index.js"},
+        {"name": "ADDGENE_API_KEY", "type": "secret", "requirement": "required"},
+        {"name": "x", "type": "web_search"},  # a kind without its version date
+    ],
+    ids=["package.json module", "package.json commonjs", "a secret", "no version date"],
+)
+def test_a_document_with_a_name_and_a_type_is_not_a_built_in_tool(
+    document: dict[str, object],
+) -> None:
+    """Only `<kind>_<YYYYMMDD>` is an Anthropic built-in's type; anything else beside a name
+    is not a tool at all, and says so."""
+    result = load_value(document, "package.json")
+    assert not result.tools
+    [error] = result.diagnostics
+    assert error.is_error and error.source == "package.json"
+    assert error.message.startswith(
+        "not a tool definition in any known format (mcp, openai, anthropic, bfcl, tooluniverse)"
+    )
+
+
 def test_bfcl_jsonl_records_with_function_lists() -> None:
     result = load_sources([str(FIXTURES / "bfcl_records.jsonl")])
     assert not result.diagnostics

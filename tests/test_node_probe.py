@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -38,9 +39,14 @@ from codegen.codemode.runtimes.node_probe import (
 )
 from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
+from codegen.codemode.runtimes.typescript_package import (
+    global_folders,
+    native_compiler,
+    platform_package,
+)
 from codegen.codemode.signals import AbortController
 from codemode_helpers import run
-from typescript_nodes import ROOT, SETUPS, TYPESCRIPT, WHEEL_NODE
+from typescript_nodes import ROOT, SETUPS, TYPESCRIPT, TYPESCRIPT7, WHEEL_NODE
 
 
 def fake_node(directory: Path, says: str, status: int = 0) -> str:
@@ -92,7 +98,7 @@ def test_a_missing_node_says_how_to_install_it(
     monkeypatch.setenv("PATH", str(tmp_path))
     failure = failure_of(TypeScriptRuntime(sandbox="none"))
     assert "there is no `node` on PATH" in failure.message
-    assert "install Node.js 20.12 or newer" in failure.message
+    assert "install Node.js 22.13 or newer, which strips types itself" in failure.message
     failure = failure_of(TypeScriptRuntime(node=str(tmp_path / "nowhere"), sandbox="none"))
     assert "is not an executable" in failure.message
 
@@ -112,7 +118,7 @@ def test_an_old_node_without_the_typescript_package_says_what_to_install(tmp_pat
     with pytest.raises(NodeUnavailable) as raised:
         probe_node(node, None)
     message = str(raised.value)
-    assert "Node 20.19.0 cannot strip types itself (that needs Node 22.13 or newer)" in message
+    assert f"Node 20.19.0 ({node}) cannot strip types itself (that needs 22.13 or newer)" in message
     assert "npm install -g typescript" in message and "typescript=" in message
     with pytest.raises(NodeUnavailable, match="holds no `typescript` package"):
         probe_node(node, str(tmp_path))
@@ -138,10 +144,10 @@ def test_the_typescript_package_comes_from_the_configuration_or_the_installation
     assert find_typescript(None, bare) is None
     installed = node_install(tmp_path / "prefix", "v20.19.0")
     assert find_typescript(None, installed) == real
-    assert probe_node(installed, None).typescript == real
+    assert probe_node(installed, None).typescript.directory == real  # type: ignore[union-attr]
     assert probe_node(installed, None, "typescript").stripper == real
     assert probe_node(WHEEL_NODE, None).stripper == "node"
-    assert probe_node(WHEEL_NODE, TYPESCRIPT, "typescript").typescript == real
+    assert probe_node(WHEEL_NODE, TYPESCRIPT, "typescript").typescript.directory == real  # type: ignore[union-attr]
 
 
 PLANTED = """module.exports = {
@@ -231,3 +237,102 @@ def test_a_mounted_typescript_runtime_runs_the_typescript_flavor() -> None:
         "run_code", {"code": "const n: number = 2;\nreturn n * 21", "description": "Add"}, "r"
     )
     assert run(registry.execute(call)).value == {"logs": [], "result": 42}
+
+
+# --- every version a message names is true ------------------------------------------------
+
+
+def _parsed(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+@pytest.mark.parametrize(
+    "says", ["v18.19.0", "v20.11.1", "v20.12.0", "v20.20.2", "v22.12.0", "v23.1.0", "v22.13.0"]
+)
+@pytest.mark.parametrize("stripper", ["auto", "node", "typescript"])
+def test_every_version_a_message_names_is_true(tmp_path: Path, says: str, stripper: Any) -> None:
+    """A version a message says is needed ("X or newer") is newer than the one found, and
+    the version it says was found is the one found: a Node 20.20 is never told to install
+    Node 20.12 or newer."""
+    found = _parsed(says[1:])
+    node = fake_node(tmp_path, says)
+    try:
+        probe_node(node, None, stripper)
+    except NodeUnavailable as unavailable:
+        message = str(unavailable)
+    else:
+        assert stripper != "typescript" and found >= (22, 13), "a Node that strips types"
+        return
+    for version in re.findall(r"(\d+\.\d+(?:\.\d+)?) or newer", message):
+        assert found < _parsed(version), message
+    for version in re.findall(r"\b(?:Node|is) (\d+\.\d+\.\d+)", message):
+        assert _parsed(version) == found, message
+
+
+def test_a_node_new_enough_to_run_the_worker_is_told_the_one_command_that_fixes_it(
+    tmp_path: Path,
+) -> None:
+    node = fake_node(tmp_path, "v20.20.2")
+    with pytest.raises(NodeUnavailable) as raised:
+        probe_node(node, None)
+    message = str(raised.value)
+    assert "20.12" not in message, message
+    assert "run `npm install -g typescript`" in message
+    assert f"looked for {tmp_path.parent / 'lib' / 'node_modules' / 'typescript'}" in message
+
+
+# --- TypeScript 7 ------------------------------------------------------------------------
+
+
+def typescript_7(folder: Path, version: str = "7.0.2") -> Path:
+    """A `typescript` 7 package in `folder/node_modules`, without its platform binary."""
+    package = folder / "node_modules" / "typescript"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(f'{{"name": "typescript", "version": "{version}"}}')
+    return package
+
+
+def test_typescript_7_without_its_platform_binary_says_what_is_missing(tmp_path: Path) -> None:
+    package = typescript_7(tmp_path)
+    with pytest.raises(NodeUnavailable) as raised:
+        probe_node(WHEEL_NODE, str(package), "typescript")
+    message = str(raised.value)
+    assert f"the `typescript` package in {package} is 7.0.2, a native compiler" in message
+    assert f"{platform_package()} 7.0.2" in message and "npm install -g typescript" in message
+
+
+def test_typescript_7_finds_its_binary_nested_or_beside_it(tmp_path: Path) -> None:
+    """Where Node's resolution from the package would find the platform package: in the
+    package's own node_modules, or in the node_modules holding it; of the same version."""
+    package = typescript_7(tmp_path)
+    scope, name = platform_package().split("/")
+    binary = Path(TYPESCRIPT7).resolve().parent / scope / name / "lib" / "tsc"
+    beside = tmp_path / "node_modules" / scope / name
+    (beside / "lib").mkdir(parents=True)
+    (beside / "package.json").write_text(f'{{"name": "{scope}/{name}", "version": "7.0.1"}}')
+    os.symlink(binary, beside / "lib" / "tsc")
+    assert native_compiler(package, "7.0.2") is None  # another version's binary
+    (beside / "package.json").write_text(f'{{"name": "{scope}/{name}", "version": "7.0.2"}}')
+    assert native_compiler(package, "7.0.2") == os.path.realpath(binary)
+    nested = package / "node_modules" / scope / name
+    (nested / "lib").mkdir(parents=True)
+    (nested / "package.json").write_text(f'{{"name": "{scope}/{name}", "version": "7.0.2"}}')
+    (nested / "lib" / "tsc").write_text("#!/bin/sh\n")
+    assert native_compiler(package, "7.0.2") == os.path.realpath(binary)  # not executable
+    (nested / "lib" / "tsc").chmod(0o755)
+    assert native_compiler(package, "7.0.2") == str(nested / "lib" / "tsc")  # nested first
+
+
+def test_global_packages_are_looked_for_where_npm_puts_them() -> None:
+    """`<prefix>/lib/node_modules` for `node` as PATH names it and as its real path; for a
+    Node in /usr also /usr/local, where Debian's npm installs global packages."""
+    assert global_folders("/usr/bin/node", "/usr/bin/node") == [
+        Path("/usr/lib/node_modules"),
+        Path("/usr/local/lib/node_modules"),
+    ]
+    assert global_folders(
+        "/opt/homebrew/bin/node", "/opt/homebrew/Cellar/node/24.1.0/bin/node"
+    ) == [
+        Path("/opt/homebrew/lib/node_modules"),
+        Path("/opt/homebrew/Cellar/node/24.1.0/lib/node_modules"),
+    ]

@@ -179,6 +179,8 @@ def test_no_document_of_a_tool_format_is_read_as_a_plain_schema() -> None:
         assert path is not None
         if "json-schema-test-suite" in display:
             continue  # suite files are lists of test groups, never tools
+        if display.startswith(f"{SCHEMAS}/external_refs/"):
+            continue  # what a golden case refers to: schema files, read through its $refs
         with_plain = load_sources([path], plain_schemas=True, require_tools=False)
         without = load_sources([path], require_tools=False)
         assert with_plain == without, display

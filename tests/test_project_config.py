@@ -261,6 +261,31 @@ def _module(project: Project, command: str) -> None:
     assert (project.root / "out" / "agent_tools.py").is_file()
 
 
+DEGRADED = {
+    "name": "lookup",
+    "inputSchema": {"type": "object", "properties": {"key": {"$ref": "#/$defs/Missing"}}},
+}
+"""A tool whose build warns (a `$ref` to nothing)."""
+
+
+def _strict(project: Project, command: str) -> None:
+    """`strict = true`: the warning fails the run and nothing is written; `--no-strict`
+    (the command line wins) lets it through."""
+    project.tools(files=[DEGRADED])
+    project.table("strict = true\n")
+    args = {**NAMESPACED_ARGS, "diff": ("tools", "tools")}[command]
+    status, out, err = project.run(command, *args)
+    assert status == 1, err
+    assert "points to nothing" in out + err
+    assert "--strict: " in err and " as errors" in err
+    assert not (project.root / "out").exists()
+    if command in ("sdk", "prompt", "catalog"):
+        assert out == ""
+    status, _, err = project.run(command, *args, "--no-strict")
+    assert status == 0, err
+    assert "--strict" not in err
+
+
 def _serve(project: Project, command: str) -> None:
     """`codegen serve --config pyproject.toml` reads `[tool.codegen.serve]`."""
     from codegen.mcp.config import load_servers_file
@@ -280,6 +305,7 @@ SCENARIOS: dict[str, Callable[[Project, str], None]] = {
     "catalog_title": _catalog_title,
     "out": _out,
     "module": _module,
+    "strict": _strict,
     "serve": _serve,
 }
 
@@ -296,7 +322,7 @@ def test_every_key_of_the_table_says_which_commands_read_it() -> None:
     for commands in config.HONOURED_BY.values():
         assert set(commands) <= set(COMMANDS)
     # Every command that reads tool definitions reads what they mean the same way.
-    for key in ("sources", "namespace", "input_format"):
+    for key in ("sources", "namespace", "input_format", "strict"):
         assert config.HONOURED_BY[key] == config.SOURCE_COMMANDS
 
 

@@ -26,7 +26,12 @@ from codegen.codemode.runtimes.by_language import (
 )
 from codegen.errors import InvalidInputError, UsageError
 from codegen.mcp.config import (
-    EXAMPLE,
+    HTTP_LIMIT_KEYS,
+    LIMIT_KEYS,
+    SERVER_KEYS,
+    SETTING_KEYS,
+    ServeSettings,
+    example_config,
     load_servers_file,
     load_table,
     parse_address,
@@ -255,14 +260,46 @@ def test_addresses() -> None:
 # --- the command line ----------------------------------------------------------------------
 
 
-def test_print_config_example(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_print_config_example_shows_every_key_and_parses(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Every key the reader accepts is in the example, which loads back, and the settings
+    it shows are the ones `serve` runs with when the config says nothing."""
+    import dataclasses
+
+    from codegen.cli import build_parser
+    from codegen.serve.command import plan
+
     assert main(["serve", "--print-config-example"]) == 0
     text = capsys.readouterr().out
-    assert json.loads(text) == EXAMPLE
+    example = json.loads(text)
+    assert example == example_config()
+    # The reader's tables are every key it takes: a setting is a field of ServeSettings.
+    assert tuple(field.name for field in dataclasses.fields(ServeSettings)) == SETTING_KEYS
+    settings = example["codegen"]
+    assert tuple(settings) == SETTING_KEYS
+    assert tuple(settings["limits"]) == tuple(LIMIT_KEYS)
+    assert tuple(settings["http_limits"]) == tuple(HTTP_LIMIT_KEYS)
+    servers = example["mcpServers"].values()
+    assert {key for entry in servers for key in entry} == set(SERVER_KEYS)
     path = tmp_path / "example.json"
     path.write_text(text)
     config = load_servers_file(path, "example.json")
     assert [u.prefix for u in config.upstreams] == ["everything", "time"]
+    assert all(getattr(config.settings, key) not in (None, ()) for key in ("limits", "sdk"))
+    # At their defaults: the plan of the example is the plan of a config without settings
+    # (but for the connection cap, which the example spells out).
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps({"mcpServers": example["mcpServers"]}))
+
+    def planned(config_path: Path) -> Any:
+        argv = ["serve", "--config", str(config_path)]
+        settled = plan(build_parser(argv).parse_args(argv))
+        limits = dataclasses.replace(settled.http_limits, connections=None)
+        return dataclasses.replace(settled, config=None, http_limits=limits)
+
+    assert planned(path) == planned(bare)
+    assert dict(config.settings.http_limits)["connections"] == 256
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -1,7 +1,8 @@
 """The real TypeScript runtime: programs in a fresh Node worker, their calls through the
 registry, and the hostile programs of the Python runtime's list ported to TypeScript, each
 ending with the right failure kind and leaving no process behind. Every behaviour is checked
-with both ways of stripping types (`typescript_nodes.SETUPS`)."""
+with every way of stripping types (`typescript_nodes.SETUPS`: TypeScript 5 and 7 on Node 20,
+Node 24's own)."""
 
 from __future__ import annotations
 
@@ -32,10 +33,10 @@ def registry(
     return registry, mounted
 
 
-def assert_no_worker_left(runtime: TypeScriptRuntime) -> None:
+def assert_no_worker_left(runtime: TypeScriptRuntime, started: bool = True) -> None:
     """Every worker's group is gone (reaped after the run returned, within seconds), and no
     TypeScript worker of this test process is left anywhere."""
-    assert runtime.spawned, "no worker was started"
+    assert bool(runtime.spawned) == started, runtime.spawned
     deadline = time.monotonic() + 60
     for pid in runtime.spawned:
         while not process_group_gone(pid) and time.monotonic() < deadline:
@@ -157,7 +158,10 @@ def test_program_errors_are_code_run_failed(setup: str, program: str, fragment: 
     tools, runtime = registry(setup)
     result = execute(tools, program)
     assert result.code == ErrorCode.CODE_RUN_FAILED and fragment in result.content, result.content
-    assert_no_worker_left(runtime)
+    # TypeScript 7's tsc finds a syntax error on the host: no worker is started for it
+    assert_no_worker_left(
+        runtime, started=not (setup == "emit" and "SyntaxError" in result.content)
+    )
 
 
 def test_line_numbers_are_the_programs_after_types_are_removed(setup: str) -> None:

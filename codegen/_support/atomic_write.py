@@ -23,9 +23,11 @@ def write_text(path: str | Path, text: str) -> bool:
     return write_bytes(path, text.encode("utf-8"))
 
 
-def write_bytes(path: str | Path, data: bytes) -> bool:
+def write_bytes(path: str | Path, data: bytes, new_mode: int | None = None) -> bool:
     """Write `data` to `path` atomically, creating its directory; returns False when the file
-    already held exactly these bytes (and was not touched). `UsageError` when it cannot.
+    already held exactly these bytes (and was not touched). `UsageError` when it cannot. A
+    file that exists keeps its permissions; a new one gets `new_mode` when given (a copy of a
+    file only its owner may read stays so), else what the umask allows.
     (`os.path`, not `pathlib`, whose import costs a cold run more than the write.)"""
     target = os.fspath(path)
     try:
@@ -40,9 +42,7 @@ def write_bytes(path: str | Path, data: bytes) -> bool:
             try:
                 mode = os.stat(target).st_mode & 0o7777
             except FileNotFoundError:
-                umask = os.umask(0)
-                os.umask(umask)
-                mode = 0o666 & ~umask
+                mode = _default_mode() if new_mode is None else new_mode
             os.chmod(temporary, mode)
             os.replace(temporary, target)
         except BaseException:
@@ -51,6 +51,13 @@ def write_bytes(path: str | Path, data: bytes) -> bool:
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
     return True
+
+
+def _default_mode() -> int:
+    """What a file created by `open` gets: 0666 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _holds(target: str, data: bytes) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from .. import ir
+from .._support import progress
 from ..errors import Diagnostic, join_pointer
 from ..identifiers import (
     STEM_SEPARATOR,
@@ -123,9 +124,11 @@ def build_catalog(tools: Sequence[SchemaInput]) -> tuple[ir.Catalog, list[Diagno
     diagnostics: list[Diagnostic] = []
     built = []
     leaf_unions: LeafUnions = {}
+    progress.begin("building types", len(ordered))
     for tool, (args_name, output_name) in zip(ordered, roots, strict=True):
         builder = _ToolBuilder(tool, allocator, diagnostics, leaf_unions)
         built.append(builder.build(stems[tool.name], args_name, output_name))
+        progress.advance()
     return ir.Catalog(tuple(built)), diagnostics
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import ir
+from .._support import progress
 from ..build.builder import assemble_catalog
 from ..errors import Diagnostic, has_errors, sort_diagnostics
 from ..load.definitions import ToolDefinition
@@ -30,6 +31,7 @@ def assembled_catalog(
 ) -> Compiled:
     """The IR catalog of the entries (a reused tool's IR loaded from the cache), or the
     problems that stop it."""
+    progress.begin("assembling the catalog")
     problems = gathered_problems(definitions, diagnostics, entries)
     if has_errors(problems):
         return Compiled(None, definitions, sort_diagnostics(problems))
@@ -50,6 +52,7 @@ def assembled_texts(
 ) -> Rendered:
     """The SDK texts around the entries' chunks (`entry_chunk` gives a reused tool's chunk
     for a language), or the problems that stop them."""
+    progress.begin("assembling the SDK")
     problems = gathered_problems(definitions, diagnostics, entries)
     if has_errors(problems):
         return Rendered(None, sort_diagnostics(problems))

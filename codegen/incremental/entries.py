@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import partial
 
+from .._support import progress
 from ..build.builder import Assembled, Reusable, build_tool_alone
 from ..errors import Diagnostic, has_errors
 from ..load.definitions import ToolDefinition
@@ -112,6 +113,7 @@ def tool_entries(
         for language in languages:
             preload(language)  # imported once, before the fork, not in every process
     work = partial(_entries_of, languages=tuple(languages), keep_ir=keep_ir)
+    progress.begin("compiling tools", len(definitions))
     return map_in_shares(work, definitions, shares)
 
 

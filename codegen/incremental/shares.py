@@ -22,6 +22,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from .._support import progress
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -87,9 +89,13 @@ def map_in_shares(
     this one and `shares - 1` forked children. The items are cut into consecutive blocks,
     and each process takes the next block not yet taken until none is left, so a slower
     process (a child pays for the pages it copies) simply works fewer blocks. `work` must
-    return one result per item it is given, and its results must pickle."""
+    return one result per item it is given, and its results must pickle.
+
+    When a run's progress is reported (`_support.progress`), this process counts the items
+    of every block finished: its own, and the children's as their results files show them
+    (a child never reports); alone, it works the items block by block to count them."""
     if shares <= 1 or len(items) < 2:
-        return work(items)
+        return _counted_blocks(work, items) if progress.active() else work(items)
     import pickle  # noqa: F401  (here, once for every process: a small catalog never forks)
 
     blocks = _blocks(len(items), shares)
@@ -99,15 +105,27 @@ def map_in_shares(
         return work(items)
     children: list[tuple[int, int]] = []
     done: dict[int, Any] = {}
+    tally = _Tally(blocks) if progress.active() else None
+
+    def deliver(number: int, results: list[R]) -> None:
+        done[number] = results
+        if tally is not None:
+            start, stop = blocks[number]
+            progress.advance(stop - start + tally.delivered(children))
+
     try:
         for _ in range(shares - 1):
             child = _fork(work, items, blocks, queue)
             if child is None:
                 break
             children.append(child)
-        _take_blocks(work, items, blocks, queue, done.__setitem__)
+        _take_blocks(work, items, blocks, queue, deliver)
         while children:
-            done.update(_collect(*children.pop()))
+            pid, results_file = children.pop()  # `_collect` reaps it and closes its file
+            collected = _collect(pid, results_file)
+            done.update(collected)
+            if tally is not None:
+                progress.advance(tally.settled(results_file, collected))
     finally:
         os.close(queue)
         for pid, results_file in children:  # only when this process's own blocks raised
@@ -118,8 +136,67 @@ def map_in_shares(
         results = done.get(number)
         if not isinstance(results, list) or len(results) != stop - start:
             results = work(items[start:stop])  # a child took it and did not deliver it
+            if tally is not None:
+                progress.advance(stop - start)
         merged.extend(results)
     return merged
+
+
+def _counted_blocks(work: Callable[[Sequence[T]], list[R]], items: Sequence[T]) -> list[R]:
+    """`work` over `items` in this process, block by block (the blocks two processes
+    would take), reporting each block's items as it is done."""
+    merged: list[R] = []
+    for start, stop in _blocks(len(items), 2):
+        merged.extend(work(items[start:stop]))
+        progress.advance(stop - start)
+    return merged
+
+
+class _Tally:
+    """The items of the blocks children have finished, read in the parent from the frame
+    headers of their results files (size and block number) without unpickling anything."""
+
+    def __init__(self, blocks: list[tuple[int, int]]) -> None:
+        self.blocks = blocks
+        self.read_to: dict[int, int] = {}
+        """Per results file, where its next unread frame header starts."""
+        self.counted: dict[int, set[int]] = {}
+        """Per results file, the blocks already counted."""
+
+    def delivered(self, children: Sequence[tuple[int, int]]) -> int:
+        """Items of the blocks written whole since the last look, over every child."""
+        return sum(self._new_frames(results_file) for _, results_file in children)
+
+    def settled(self, results_file: int, collected: dict[int, Any]) -> int:
+        """Items of a collected child's blocks not counted yet; forgets its file."""
+        counted = self.counted.pop(results_file, set())
+        self.read_to.pop(results_file, None)
+        return sum(self._items(number) for number in collected if number not in counted)
+
+    def _new_frames(self, results_file: int) -> int:
+        position = self.read_to.get(results_file, 0)
+        counted = self.counted.setdefault(results_file, set())
+        try:
+            size = os.fstat(results_file).st_size
+            items = 0
+            while position + _FRAME_HEADER <= size:
+                header = os.pread(results_file, _FRAME_HEADER, position)
+                end = position + _FRAME_HEADER + int.from_bytes(header[:_LENGTH], "little")
+                if end > size:
+                    break  # still being written
+                number = header[_LENGTH]
+                if number < len(self.blocks) and number not in counted:
+                    counted.add(number)
+                    items += self._items(number)
+                position = end
+        except OSError:  # a count is never worth failing for
+            return 0
+        self.read_to[results_file] = position
+        return items
+
+    def _items(self, number: int) -> int:
+        start, stop = self.blocks[number]
+        return stop - start
 
 
 SMALLEST_BLOCK = 8
@@ -179,8 +256,10 @@ def _take_blocks(
         deliver(number, work(items[start:stop]))
 
 
-_FRAME_HEADER = 8
-"""Bytes of the length before each pickled `(block number, results)` in a results file."""
+_LENGTH = 8
+_FRAME_HEADER = _LENGTH + 1
+"""Bytes before each pickled `(block number, results)` in a results file: its length, then
+the block number again, so the parent can count finished blocks without unpickling."""
 
 
 def _fork(
@@ -205,9 +284,12 @@ def _fork(
         try:
             import pickle
 
+            progress.detach()  # only the parent draws; it counts this child's blocks
+
             def send(number: int, results: list[R]) -> None:
                 frame = pickle.dumps((number, results), protocol=pickle.HIGHEST_PROTOCOL)
-                _write_all(results_file, len(frame).to_bytes(_FRAME_HEADER, "little") + frame)
+                header = len(frame).to_bytes(_LENGTH, "little") + bytes((number,))
+                _write_all(results_file, header + frame)
 
             _take_blocks(work, items, blocks, queue, send)
             status = 0
@@ -258,7 +340,7 @@ def _collect(pid: int, results_file: int) -> dict[int, Any]:
     position = 0
     while position + _FRAME_HEADER <= len(data):
         start = position + _FRAME_HEADER
-        end = start + int.from_bytes(view[position:start], "little")
+        end = start + int.from_bytes(view[position : position + _LENGTH], "little")
         if end > len(data):
             break  # the child died writing this frame
         try:

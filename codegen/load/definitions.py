@@ -11,6 +11,20 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Dialect = Literal["json-schema", "bfcl"]
+
+
+@dataclass(frozen=True, slots=True)
+class Bundled:
+    """A definition the loader copied into a tool's schema from another file (`bundle`):
+    it sits at `local` in the tool's source (`/tools/0/inputSchema/$defs/Address`) and
+    came from `pointer` in `source` (`common.schema.json`, `/$defs/Address`), where
+    diagnostics about it are shown (`relocate`)."""
+
+    local: str
+    source: str
+    pointer: str
+
+
 JsonValue = Any
 """A value made of dict, list, str, int, float, bool and None only."""
 
@@ -36,3 +50,5 @@ class ToolDefinition:
     """The schemas came from `json_text`, which refuses documents nested deeper than
     `MAX_NESTING`, so the pipeline need not measure their depth again."""
     extra: dict[str, JsonValue] = field(default_factory=dict, compare=False, hash=False)
+    bundled: tuple[Bundled, ...] = field(default=(), compare=False)
+    """The definitions copied in from other files; their content is in the schemas."""

@@ -130,6 +130,12 @@ _MCP_TOOL_KEYS = frozenset(
 without input only when it has nothing else: `package.json` has a `name` too."""
 
 
+_SERVER_TOOL_TYPE = re.compile(r"[a-z][a-z0-9_]*_[0-9]{8}")
+"""The `type` of an Anthropic built-in tool: its kind and the date of its version
+(`computer_20241022`, `text_editor_20250124`, `bash_20250124`, `web_search_20250305`). Any
+other `type` beside a `name` is not one: `package.json` has `"type": "module"`."""
+
+
 def _classify(record: Any) -> _Layout | str | None:
     """The layout of a tool record, `"bfcl-record"` for a BFCL test record, `"server-tool"`
     for a provider built-in without a schema, or None when it is not a tool at all."""
@@ -150,7 +156,7 @@ def _classify(record: Any) -> _Layout | str | None:
         return _BFCL
     if isinstance(record.get("parameter"), dict) and "name" in record:
         return _TOOLUNIVERSE
-    if isinstance(kind, str) and kind not in ("function", "custom") and "name" in record:
+    if isinstance(kind, str) and _SERVER_TOOL_TYPE.fullmatch(kind) and "name" in record:
         return "server-tool"
     if "name" in record and record.keys() <= _MCP_TOOL_KEYS:
         return _MCP
@@ -250,6 +256,14 @@ def is_plain_schema(document: Any) -> bool:
     return any(
         isinstance(document.get(key), dict) for key in ("properties", "$defs", "definitions")
     )
+
+
+def holds_tools(document: Any) -> bool:
+    """Whether a document holds tool definitions in some format (a list, or a record or a
+    `tools` list `_classify` recognises), as opposed to a schema or a file of schemas."""
+    if isinstance(document, list):
+        return True
+    return any(_classify(record) is not None for record, _ in _records(document))
 
 
 def plain_schema_name(document: dict[str, Any], stem: str | None) -> str:

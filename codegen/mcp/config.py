@@ -492,7 +492,10 @@ def load_table(path: Path, display: str) -> ServeConfig | None:
 
 def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reader) -> ServeSettings:
     """The settings of a `[tool.codegen.serve]` table or a JSON config's `"codegen"` object
-    (keys other than `SETTING_KEYS` and `mcpServers` are refused by the caller)."""
+    (keys other than `SETTING_KEYS` and `mcpServers` are refused by the caller); a JSON
+    `null` leaves its setting unset, as the example shows the ones that are by default."""
+
+    table = {key: value for key, value in table.items() if value is not None}  # null: unset
 
     def where(key: str) -> str:
         return f"{base}/{key}"
@@ -617,34 +620,86 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-EXAMPLE = {
-    "codegen": {
-        "mode": "code",
-        "lang": "python",
-        "limits": {"timeout": 60, "memory": "1GiB", "concurrent_runs": 8},
+SETTING_EXAMPLES: Mapping[str, Any] = {
+    "mode": "code",
+    "lang": "python",
+    "sdk": "description",
+    "http": None,
+    "sandbox": "auto",
+    "typescript": None,
+    "http_token": None,
+    "http_allowed_hosts": [],
+    "http_allowed_origins": [],
+    "description_budget": 2048,
+}
+"""Each setting of the example but the limits, at its default; `null` where the default is
+to leave it unset (stdio, not `http`; a token made per run; Node's own `typescript`)."""
+LIMIT_EXAMPLES: Mapping[str, Any] = {
+    "timeout": 60,
+    "cpu_seconds": 30,
+    "memory": "1GiB",
+    "output": "1MiB",
+    "arguments": "1MiB",
+    "processes": 64,
+    "concurrent_runs": 8,
+    "upstream_message": "16MiB",
+}
+"""Each `LIMIT_KEYS` limit at its default (a test compares them with `RuntimeLimits`)."""
+HTTP_LIMIT_EXAMPLES: Mapping[str, Any] = {
+    "header_timeout": 10,
+    "idle_timeout": 30,
+    "body_timeout": 30,
+    "body": "4MiB",
+    "connections": 256,
+}
+"""Each `HTTP_LIMIT_KEYS` limit at its default (a test compares them with `HttpLimits`;
+`connections` is the default's upper bound: less when the open-file limit is low)."""
+SERVER_EXAMPLES: Mapping[str, Mapping[str, Any]] = {
+    "everything": {
+        "type": "stdio",
+        "command": "npx",
+        "args": ["-y", "@modelcontextprotocol/server-everything"],
+        "env": {"NODE_OPTIONS": "--max-old-space-size=512"},
+        "cwd": "${HOME:-/}",
+        "deny": ["get-env"],
     },
-    "mcpServers": {
-        "everything": {
-            "command": "npx",
-            "args": ["-y", "@modelcontextprotocol/server-everything"],
-            "deny": ["get-env"],
-        },
-        "time": {
-            "command": "uvx",
-            "args": ["mcp-server-time", "--local-timezone", "${TZ:-UTC}"],
-            "concurrency_safe": {"convert_time": True},
-            "description": "Current time, and times converted between time zones.",
-        },
-        "remote": {
-            "url": "https://mcp.example.com/mcp",
-            "headers": {"Authorization": "Bearer ${REMOTE_TOKEN}"},
-            "allow": ["search"],
-            "disabled": True,
-        },
+    "time": {
+        "command": "uvx",
+        "args": ["mcp-server-time", "--local-timezone", "${TZ:-UTC}"],
+        "concurrency_safe": {"convert_time": True},
+        "description": "Current time, and times converted between time zones.",
+    },
+    "remote": {
+        "type": "http",
+        "url": "https://mcp.example.com/mcp",
+        "headers": {"Authorization": "Bearer ${REMOTE_TOKEN}"},
+        "allow": ["search"],
+        "disabled": True,
     },
 }
-"""What `--print-config-example` prints (a test loads it back)."""
+"""The example's servers: between them, every `SERVER_KEYS` key (a test checks)."""
+
+
+def example_config() -> dict[str, Any]:
+    """What `--print-config-example` prints: every key the reader accepts, laid out from
+    its key tables (`SETTING_KEYS`, `LIMIT_KEYS`, `HTTP_LIMIT_KEYS`, `SERVER_KEYS`), so a
+    key added there and not here fails the test that loads the example back."""
+    limits = {"limits": LIMIT_EXAMPLES, "http_limits": HTTP_LIMIT_EXAMPLES}
+    tables = {"limits": LIMIT_KEYS, "http_limits": HTTP_LIMIT_KEYS}
+    settings = {
+        key: (
+            {name: limits[key][name] for name in tables[key]}
+            if key in tables
+            else SETTING_EXAMPLES[key]
+        )
+        for key in SETTING_KEYS
+    }
+    servers = {
+        name: {key: entry[key] for key in SERVER_KEYS if key in entry}
+        for name, entry in SERVER_EXAMPLES.items()
+    }
+    return {SETTINGS_KEY: settings, "mcpServers": servers}
 
 
 def example_text() -> str:
-    return json.dumps(EXAMPLE, indent=2) + "\n"
+    return json.dumps(example_config(), indent=2) + "\n"

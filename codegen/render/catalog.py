@@ -27,6 +27,7 @@ from functools import cache
 from typing import Any
 
 from .. import ir
+from .._support import progress
 from .._support.run_memos import run_memos
 from .notes import notes
 from .targets import Target, target
@@ -169,6 +170,7 @@ def _argument_objects(tool: ir.Tool) -> list[tuple[str, ir.ObjectType]]:
 def tool_pages(catalog: ir.Catalog, language: str = "typescript") -> list[ToolPage]:
     spelling = target(language)
     pages = []
+    progress.begin("rendering the catalog", len(catalog.tools))
     for tool in catalog.tools:
         groups = tuple(
             (name, _parameters(obj.fields, spelling)) for name, obj in _argument_objects(tool)
@@ -189,6 +191,8 @@ def tool_pages(catalog: ir.Catalog, language: str = "typescript") -> list[ToolPa
                 output_schema=json.loads(tool.output_schema) if tool.output_schema else None,
             )
         )
+        progress.advance()
+    progress.begin("laying out the catalog")
     return pages
 
 

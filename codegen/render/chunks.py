@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from .. import ir
+from .._support import progress
 
 T = TypeVar("T")
 
@@ -28,7 +29,21 @@ class ChunkMemo(Protocol):
 def tool_chunks(
     catalog: ir.Catalog, target: str, make: Callable[[ir.Tool], T], memo: ChunkMemo | None
 ) -> list[T]:
-    """One chunk per tool, in catalog order, through `memo` when there is one."""
+    """One chunk per tool, in catalog order, through `memo` when there is one (each tool
+    counted when a run's progress is reported)."""
+    if progress.active():
+        return _counted_chunks(catalog, target, make, memo)
     if memo is None:
         return [make(tool) for tool in catalog.tools]
     return [memo.chunk(tool, target, make) for tool in catalog.tools]
+
+
+def _counted_chunks(
+    catalog: ir.Catalog, target: str, make: Callable[[ir.Tool], T], memo: ChunkMemo | None
+) -> list[T]:
+    progress.begin(f"rendering {target}", len(catalog.tools))
+    chunks = []
+    for tool in catalog.tools:
+        chunks.append(make(tool) if memo is None else memo.chunk(tool, target, make))
+        progress.advance()
+    return chunks

@@ -194,6 +194,20 @@ def _runtime(settled: Plan) -> Any:
         raise UsageError(f"serve: --lang {settled.language}: {error}") from None
 
 
+def _check(settled: Plan, runtime: Any) -> None:
+    """Refuse to start (exit 2) where no program could run, rather than advertise
+    `run_code` and fail every run: the runtime runs a trivial program first, through the
+    sandbox (`WorkerRuntime.check`), and its message names what fixes it."""
+    import asyncio
+
+    from ..codemode.runtimes.worker_host import RuntimeUnavailable
+
+    try:
+        asyncio.run(runtime.check())
+    except RuntimeUnavailable as error:
+        raise UsageError(f"serve: {settled.language} programs cannot run here: {error}") from None
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """The `serve` command."""
     if args.print_config_example:
@@ -209,6 +223,7 @@ def run_serve(args: argparse.Namespace) -> int:
         ) from None
     settled = plan(args)
     runtime = _runtime(settled)
+    _check(settled, runtime)
     listener = None if settled.http is None else _listen(*settled.http, settled.allow_remote)
     gc.enable()  # a long-lived server: the CLI's batch-job pause does not apply
     _quiet_sdk_logs()

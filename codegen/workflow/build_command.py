@@ -42,6 +42,7 @@ from .config import (
     settings_for,
 )
 from .progress import Console
+from .strict import strict_failure
 
 if TYPE_CHECKING:
     from ..render.chunks import ChunkMemo
@@ -63,6 +64,8 @@ class BuildSettings:
     catalogs: tuple[str, ...] = CATALOG_FORMATS
     catalog_title: str | None = None
     """The catalogs' heading (`catalog_title` of the table); None: the default."""
+    strict: bool = False
+    """Warnings fail the build as errors do (`workflow.strict`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,7 @@ def resolve_settings(args: argparse.Namespace, config: ProjectConfig | None) -> 
             else parse_catalogs([name.strip() for name in args.catalogs.split(",") if name.strip()])
         ),
         cache=args.cache,
+        strict=args.strict,
     )
     settings = settings_for("build", given, config)
     if not settings.sources:
@@ -116,6 +120,7 @@ def resolve_settings(args: argparse.Namespace, config: ProjectConfig | None) -> 
         None if settings.cache is None else Path(settings.cache),
         CATALOG_FORMATS if settings.catalogs is None else settings.catalogs,
         settings.catalog_title,
+        settings.strict,
     )
 
 
@@ -166,8 +171,10 @@ def render_outputs(
     for index, (name, renderer) in enumerate(plan, start=1):
         path = settings.out / name
         if console is not None:
-            console.progress.update(f"rendering {name} ({index}/{len(plan)})", force=True)
+            console.progress.phase(f"{name} ({index}/{len(plan)})")
         outputs.append(Output(path, path.as_posix(), renderer(catalog)))
+    if console is not None:
+        console.progress.phase("")
     return outputs
 
 
@@ -267,17 +274,25 @@ def run_build(args: argparse.Namespace) -> int:
             console.note(warning)
     settings = resolve_settings(args, config)
     started = time.monotonic()
-    console.progress.update(f"compiling {', '.join(settings.sources)}", force=True)
     cache = None if settings.cache is None else str(settings.cache)
     engine = Engine.from_options(cache, quiet=args.quiet)
-    loaded = load_sources(settings.sources, fmt=settings.input_format, namespace=settings.namespace)
+    loaded = load_sources(
+        settings.sources,
+        fmt=settings.input_format,
+        namespace=settings.namespace,
+        ref_roots=getattr(args, "ref_roots", ()),
+    )
     compiled = engine.compile(loaded.tools, loaded.diagnostics)
-    console.diagnostics(compiled.diagnostics)
+    console.diagnostics(compiled.diagnostics, warnings=settings.strict or None)
     if compiled.catalog is None:
         console.error(
             f"build: {len(compiled.errors)} error{'s' * (len(compiled.errors) != 1)} "
             "in the sources; nothing written"
         )
+        return EXIT_FAILED
+    failure = strict_failure("build", compiled.diagnostics, settings.strict, not args.check)
+    if failure is not None:
+        console.error(failure)
         return EXIT_FAILED
     tools = len(compiled.catalog.tools)
     console.detail(

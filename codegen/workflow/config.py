@@ -51,15 +51,17 @@ HONOURED_BY: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "catalogs": ("build",),
         "catalog_title": ("catalog", "build"),
         "cache": ("sdk", "build"),
+        "strict": SOURCE_COMMANDS,
         "serve": ("serve",),
     }
 )
 """The one place that says which keys the table has and which command each applies to. What
 a source means (its files, how its records are read, how its tools are named) is the same for
 every command that reads sources; `diff` takes `sources` for `--git` (OLD and NEW are always
-named). `cache` serves the commands that have `--cache`; `languages` also decides the
-language the `catalog` command spells types in, as `build` spells its catalogs (TypeScript
-unless only Python is built). `serve` is the `codegen serve` table, read (`codegen.mcp.config`)
+named). `cache` serves the commands that have `--cache`; `strict` (warnings fail the run,
+`workflow.strict`) every command that reports the sources' diagnostics; `languages` also
+decides the language the `catalog` command spells types in, as `build` spells its catalogs
+(TypeScript unless only Python is built). `serve` is the `codegen serve` table, read (`codegen.mcp.config`)
 only from the file `codegen serve --config` names, never found from the working folder.
 `ProjectConfig`, `Given` and `Settings` hold the other keys, in this order
 (`tests/test_project_config.py` checks that they match)."""
@@ -83,6 +85,8 @@ class ProjectConfig(NamedTuple):
     catalog_title: str | None = None
     """The heading of the Markdown and HTML docs catalogs (`codegen catalog --title`)."""
     cache: Path | None = None
+    strict: bool | None = None
+    """Warnings fail the run, as errors do (`--strict`)."""
     warnings: tuple[str, ...] = ()
     """Deprecated spellings the table uses, for the command to print."""
 
@@ -101,6 +105,7 @@ class Given(NamedTuple):
     catalogs: tuple[str, ...] | None = None
     catalog_title: str | None = None
     cache: str | None = None
+    strict: bool | None = None
 
 
 class Settings(NamedTuple):
@@ -120,6 +125,7 @@ class Settings(NamedTuple):
     catalogs: tuple[str, ...] | None = None
     catalog_title: str | None = None
     cache: str | None = None
+    strict: bool = False
 
 
 _GIVEN_KEYS = Given._fields
@@ -222,6 +228,7 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
     catalogs = table.get("catalogs")
     catalog_title = table.get("catalog_title")
     cache = table.get("cache")
+    strict = table.get("strict")
     return ProjectConfig(
         path=path,
         sources=(
@@ -249,6 +256,7 @@ def parse_table(table: dict[str, Any], path: Path) -> ProjectConfig:
             None if catalog_title is None else _string(catalog_title, "catalog_title", path)
         ),
         cache=None if cache is None else base / _string(cache, "cache", path),
+        strict=None if strict is None else _boolean(strict, "strict", path),
         warnings=tuple(warnings),
     )
 

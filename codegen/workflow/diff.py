@@ -38,8 +38,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .. import ir
+from .._support import progress as reports
 from ..errors import UsageError
 from .progress import Console
+from .strict import strict_failure
 
 Part = Literal["tool", "args", "output"]
 Status = Literal["added", "removed", "changed"]
@@ -479,10 +481,9 @@ def compare_tools(
     return tuple(comparer.changes)
 
 
-def diff_catalogs(
-    old: ir.Catalog, new: ir.Catalog, progress: Callable[[int, int], None] | None = None
-) -> CatalogDiff:
-    """Tools matched by name; every difference found, in a deterministic order."""
+def diff_catalogs(old: ir.Catalog, new: ir.Catalog) -> CatalogDiff:
+    """Tools matched by name; every difference found, in a deterministic order (each tool
+    counted when a run's progress is reported)."""
     old_tools = {tool.name: tool for tool in old.tools}
     new_tools = {tool.name: tool for tool in new.tools}
     old_types, new_types = _named(old), _named(new)
@@ -490,9 +491,9 @@ def diff_catalogs(
     names = sorted(old_tools.keys() | new_tools.keys())
     tools: list[ToolDiff] = []
     unchanged = 0
-    for index, name in enumerate(names, start=1):
-        if progress is not None:
-            progress(index, len(names))
+    reports.begin("comparing tools", len(names))
+    for name in names:
+        reports.advance()
         before, after = old_tools.get(name), new_tools.get(name)
         if before is None and after is not None:
             tools.append(ToolDiff(name, "added", (Change("tool-added", False, "tool"),)))
@@ -708,6 +709,7 @@ def run_diff(args: argparse.Namespace) -> int:
             sources=tuple(args.sources) or None,
             namespace=args.namespace,
             input_format=args.input_format,
+            strict=args.strict,
         ),
     )
     if settings.config is not None:
@@ -715,6 +717,7 @@ def run_diff(args: argparse.Namespace) -> int:
         for warning in settings.config.warnings:
             console.note(warning)
     fmt, namespace = settings.input_format, settings.namespace
+    roots = getattr(args, "ref_roots", ())
     if args.git is None:
         sources = list(args.sources)  # OLD and NEW are always named
         if len(sources) != 2:
@@ -727,31 +730,34 @@ def run_diff(args: argparse.Namespace) -> int:
             )
     started = time.monotonic()
     if args.git is None:
-        console.progress.update(f"compiling {sources[0]}", force=True)
-        old = compile_sources([sources[0]], fmt=fmt, namespace=namespace, require_tools=False)
-        console.progress.update(f"compiling {sources[1]}", force=True)
-        new = compile_sources([sources[1]], fmt=fmt, namespace=namespace, require_tools=False)
+        console.progress.phase(f"old ({sources[0]})")
+        old = compile_sources([sources[0]], fmt, namespace, require_tools=False, ref_roots=roots)
+        console.progress.phase(f"new ({sources[1]})")
+        new = compile_sources([sources[1]], fmt, namespace, require_tools=False, ref_roots=roots)
     else:
         from .gitrev import compile_at_revision
 
-        console.progress.update(f"compiling {', '.join(sources)} at {args.git}", force=True)
-        old = compile_at_revision(args.git, sources, fmt, namespace)
-        console.progress.update(f"compiling {', '.join(sources)}", force=True)
-        new = compile_sources(sources, fmt=fmt, namespace=namespace, require_tools=False)
-    console.diagnostics((*old.diagnostics, *new.diagnostics))
+        console.progress.phase(f"old ({args.git})")
+        old = compile_at_revision(args.git, sources, fmt, namespace, roots)
+        console.progress.phase("new (working tree)")
+        new = compile_sources(sources, fmt, namespace, require_tools=False, ref_roots=roots)
+    console.progress.phase("")
+    diagnostics = (*old.diagnostics, *new.diagnostics)
+    console.diagnostics(diagnostics, warnings=settings.strict or None)
     if old.catalog is None or new.catalog is None:
         errors = len(old.errors) + len(new.errors)
         console.error(f"diff: {_plural(errors, 'error')} in the sources; nothing compared")
+        return 1
+    failure = strict_failure("diff", diagnostics, settings.strict)
+    if failure is not None:
+        console.error(failure)
         return 1
     console.detail(
         f"compiled {len(old.catalog.tools)} old and {len(new.catalog.tools)} new tools "
         f"in {time.monotonic() - started:.2f} s"
     )
 
-    def show(index: int, total: int) -> None:
-        console.progress.update(f"comparing tools: {index}/{total}")
-
-    result = diff_catalogs(old.catalog, new.catalog, show)
+    result = diff_catalogs(old.catalog, new.catalog)
     console.progress.clear()
     text = RENDERERS[args.diff_format](result)
     if args.output:

@@ -13,6 +13,7 @@ revision contributes no tools (everything in it is new).
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import PurePosixPath
 
 from ..engine import compile_definitions
 from ..errors import Diagnostic, UsageError
+from ..load.ref_files import RefFiles, too_many_bytes
 from ..load.sources import SUFFIXES, Document, decode_document, tools_from
 from ..pipeline import Compiled
 
@@ -29,6 +31,8 @@ class _Blob:
     display: str
     path: str
     object_id: str
+    tree: str
+    """The repository folder of the source it came from, below which its `$ref`s read."""
 
 
 def _git(arguments: Sequence[str], data: bytes | None = None) -> bytes:
@@ -75,7 +79,7 @@ def _blobs(revision: str, label: str, source: str, path: str) -> list[_Blob]:
             entries.append((name, object_id))
     exact = [(name, oid) for name, oid in entries if name == path]
     if exact:
-        return [_Blob(f"{label}:{source}", path, exact[0][1])]
+        return [_Blob(f"{label}:{source}", path, exact[0][1], posixpath.dirname(path))]
     prefix = f"{path}/" if path else ""
     base = source.rstrip("/\\") or source
     found = []
@@ -88,7 +92,7 @@ def _blobs(revision: str, label: str, source: str, path: str) -> list[_Blob]:
             continue
         if any(part.startswith(".") for part in parts):
             continue
-        found.append((relative, _Blob(f"{label}:{base}/{relative}", name, object_id)))
+        found.append((relative, _Blob(f"{label}:{base}/{relative}", name, object_id, path)))
     return [blob for _, blob in sorted(found, key=lambda item: item[0])]
 
 
@@ -114,9 +118,11 @@ def compile_at_revision(
     sources: Sequence[str],
     fmt: str = "auto",
     namespace: bool = False,
+    ref_roots: Sequence[str] = (),
 ) -> Compiled:
     """Compile `sources` as they were at `revision` (paths relative to the current
-    directory, which must be inside a git work tree)."""
+    directory, which must be inside a git work tree); a `$ref` to another file reads that
+    file at the revision too (`RevisionFiles`)."""
     if not sources:
         raise UsageError("no sources given")
     commit = resolve_revision(revision)
@@ -127,8 +133,54 @@ def compile_at_revision(
     documents: list[Document] = []
     diagnostics: list[Diagnostic] = []
     for blob, data in zip(blobs, _read_blobs(blobs), strict=True):
-        found, problems = decode_document(blob.display, blob.path, data)
+        found, problems = decode_document(blob.display, blob.path, data, blob.path, blob.tree)
         documents.extend(found)
         diagnostics.extend(problems)
-    tools, problems = tools_from(documents, fmt, namespace)
+    roots = [_repository_path(root, top) for root in ref_roots]
+    files = RevisionFiles(commit, revision, roots)
+    tools, problems = tools_from(documents, fmt, namespace, files=files)
     return compile_definitions(tools, diagnostics + problems)
+
+
+class RevisionFiles(RefFiles):
+    """Referenced files as they were at a commit: locations are repository paths, read with
+    `git ls-tree` and `git cat-file`; a symbolic link is refused, never followed."""
+
+    def __init__(self, commit: str, label: str, roots: Sequence[str] = ()) -> None:
+        super().__init__(roots)
+        self.commit = commit
+        self.label = label
+
+    def join(self, base: str, path: str) -> str:
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(base), path))
+        return "" if joined == "." else joined
+
+    def key(self, location: str) -> str:
+        return location
+
+    def inside(self, key: str, folder: str) -> bool:
+        if key == ".." or key.startswith("../"):
+            return False
+        return not folder or key == folder or key.startswith(folder + "/")
+
+    def shown(self, key: str) -> str:
+        return f"{self.label}:{key or '.'}"
+
+    def displayed(self, location: str) -> str:
+        return f"{self.label}:{location}"
+
+    def read(self, key: str, location: str, budget: int) -> bytes | str:
+        if not key:
+            return f"{self.shown(key)} is a directory"
+        listing = _git(["ls-tree", "-l", "-z", "--full-tree", self.commit, "--", key])
+        header, _, name = listing.decode("utf-8", "surrogateescape").partition("\t")
+        if not header or name.rstrip("\0") != key:
+            return f"no such file at {self.label}: {key}"
+        mode, kind, object_id, size = header.split()
+        if mode == "120000":
+            return f"{self.shown(key)} is a symbolic link (not followed)"
+        if kind != "blob":
+            return f"{self.shown(key)} is {'a directory' if kind == 'tree' else 'not a file'}"
+        if int(size) > budget:
+            return too_many_bytes()
+        return _git(["cat-file", "blob", object_id])

@@ -4,12 +4,18 @@ Servers publish their tools only at run time (`tools/list`), so a build that wan
 to start the server once, ask, and keep the answer. Two forms:
 
 - `--mcp -- COMMAND`: one server started over stdio, written (to `-o FILE` or stdout) as
-  `{"server": <serverInfo.name>, "tools": [...]}`;
+  `{"server": <--server NAME, else its serverInfo.name>, "tools": [...]}`;
 - `--config FILE -o DIR`: every enabled server of an MCP client config, the file
   `codegen serve --config` reads (stdio and streamable HTTP, `${VAR}` expansion,
   `allow` / `deny`), one file per server, `DIR/<prefix>.json` holding
-  `{"server": <its name in the config>, "tools": [...]}`: built with `--namespace`, its
-  tools are named `prefix__tool`, exactly as `serve` names them.
+  `{"server": <its name in the config>, "tools": [...]}`.
+
+One naming rule: a harvested file's `server` is the name `serve` knows the server by, its
+key in the config, and `--namespace` derives the prefix from it by the rule `serve` applies
+to that key, so the tools built from the file are named `prefix__tool` exactly as `serve`
+names them. `--mcp` has no config to read the key from: `--server NAME` gives it, and
+without it the server's own `serverInfo.name` stands in (`mcp-time` → `mcp_time__...`,
+which matches `serve` only under a key of that name).
 
 The config reader, the transports and the connection are `serve`'s own (`codegen.mcp`),
 so a file means the same to both and a server is started and reached the same way: a stdio
@@ -111,15 +117,62 @@ def parse_timeout(text: str) -> float:
 
 
 @dataclass(slots=True)
+class _Board:
+    """A harvest's one progress line: how many servers are done (and failed), and what the
+    latest one did: started, waiting for the handshake, listing (page, tools so far),
+    listed N tools, or failed and why."""
+
+    console: Console
+    total: int
+    listed: int = 0
+    failed: int = 0
+
+    def show(self, label: str, what: str, *, force: bool = False) -> None:
+        line = f"{label}: {what}"
+        if self.total > 1:
+            done = self.listed + self.failed
+            failed = f", {self.failed} failed" if self.failed else ""
+            line = f"{done} of {self.total} servers done{failed} · {line}"
+        self.console.progress.update(line, force=force)
+
+    def finished(self, name: str, label: str, outcome: Harvested | CodegenError) -> None:
+        """One server is done: `name` as the line shows it, `label` as errors name it."""
+        if isinstance(outcome, Harvested):
+            self.listed += 1
+            count = len(outcome.tools)
+            self.show(name, f"listed {count} tool{'s' * (count != 1)}", force=True)
+        else:
+            self.failed += 1
+            reason = str(outcome).partition("\n")[0].removeprefix(f"{label}: error: ")
+            self.show(name, f"failed: {reason}", force=True)
+
+
+@dataclass(slots=True)
 class _State:
     """Shared between one server's harvest, its watchdog and the SDK's message handler."""
 
     label: str
     timeout: float
+    board: _Board
+    name: str = ""
+    """How the progress line names the server (its name in the config, else `label`)."""
     phase: str = "starting the server"
     failure: str | None = None
     timed_out: bool = False
     generation: int = 0
+
+
+def check_server_name(name: str) -> str:
+    """`--server NAME`: the server's key in a serve config, which must leave a prefix by the
+    rule `serve` applies to it (`load.namespaces.sanitize`)."""
+    from ..load.namespaces import sanitize
+
+    if not sanitize(name):
+        raise UsageError(
+            f"harvest: --server {json.dumps(name, ensure_ascii=False)} leaves no ASCII letter "
+            "or digit for a prefix"
+        )
+    return name
 
 
 def command_upstream(command: Sequence[str]) -> Upstream:
@@ -203,15 +256,16 @@ async def _harvest(
     async def list_once(client: Any) -> tuple[list[dict[str, Any]], int]:
         def progress(page: int, listed: int) -> None:
             state.phase = f"listing tools (page {page})"
-            console.progress.update(f"{state.label}: {state.phase}, {listed} tools so far")
+            state.board.show(state.name, f"{state.phase}, {listed} tools so far")
 
         listed = await list_all(client, progress)  # endless: `StartFailed`, see `_explain`
         return list(listed.tools), listed.pages
 
     async def session() -> Harvested:
+        state.board.show(state.name, "starting", force=True)
         transport = open_transport(upstream, errlog, cap)
         state.phase = "waiting for the handshake"
-        console.progress.update(f"{state.label}: {state.phase}", force=True)
+        state.board.show(state.name, state.phase, force=True)
         async with open_client(
             transport, name="codegen-harvest", message_handler=on_message
         ) as client:
@@ -359,6 +413,7 @@ def _harvest_all(
     _quiet_sdk_logs(console.verbose, console.stream)
     live = console.verbose and _has_fileno(console.stream)
     outcomes: list[Outcome | None] = [None] * len(jobs)
+    board = _Board(console, len(jobs))
     with contextlib.ExitStack() as stack:
         # The transport hands each server one of these as its stderr: any real file will do.
         errlogs = [
@@ -370,7 +425,8 @@ def _harvest_all(
             upstream, label = jobs[index]
             errlog = errlogs[index]
             stream = console.stream if live else cast(TextIO, errlog)
-            state = _State(label=label, timeout=timeout)
+            name = json.dumps(upstream.name, ensure_ascii=False) if upstream.name else label
+            state = _State(label=label, timeout=timeout, board=board, name=name)
             try:
                 outcomes[index] = await _harvest(upstream, state, console, stream, cap)
             except HarvestError as error:
@@ -382,6 +438,9 @@ def _harvest_all(
                 from ..mcp.connect import describe
 
                 outcomes[index] = HarvestError(f"{label}: error: {describe(error)}")
+            finished = outcomes[index]
+            if finished is not None:
+                board.finished(state.name, label, finished)
 
         async def every() -> None:
             async with anyio.create_task_group() as group:
@@ -478,13 +537,21 @@ def run_harvest(args: argparse.Namespace) -> int:
     command = list(args.server_command)
     if command and command[0] == "--":
         command = command[1:]
+    server = getattr(args, "server", None)
     if getattr(args, "config", None):
         if command:
             raise UsageError(
                 f"harvest: --config takes no COMMAND (the servers are the config's), "
                 f"got {shlex.join(command)!r}"
             )
+        if server is not None:
+            raise UsageError(
+                "harvest: --server names the one server of --mcp; under --config each "
+                "server's name is its key in the config"
+            )
         return _run_config(args, console, timeout)
+    if server is not None:
+        check_server_name(server)
     if not command:
         raise UsageError(
             "harvest: --mcp needs the server's command: codegen harvest --mcp -o FILE -- COMMAND"
@@ -500,6 +567,8 @@ def _run_command(
 
     started = time.monotonic()
     harvested = harvest_mcp(command, timeout=timeout, console=console)
+    if getattr(args, "server", None) is not None:
+        harvested = replace(harvested, server=args.server)
     document = harvest_document(harvested)
     text = dump_document(document)
     count = len(harvested.tools)

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
 RuntimeFactory = Callable[..., "WorkerRuntime"]
 """`factory(limits, sandbox=..., spare=..., **options)`: a runtime (`language`, async `run`,
-async `aclose`) contained by the sandbox setting (`auto`, `bubblewrap`, `namespaces`,
-`none`)."""
+async `check`, async `aclose`) contained by the sandbox setting (`auto`, `bubblewrap`,
+`namespaces`, `none`)."""
 
 
 class RuntimeUnavailableError(CodegenError):

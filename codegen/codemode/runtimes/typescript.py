@@ -1,10 +1,11 @@
 """`TypeScriptRuntime`: run_code programs in TypeScript, one fresh Node process per run.
 
 The worker (`typescript_worker.js`, a script Node runs; in a sandbox it is bound read-only
-at its own path) strips the program's types (see `node_probe.py`), runs it as the body of an
-async function with `tools` and `ToolCallError`, and talks to the host over the same pipes
-and protocol as the Python worker; everything on the host side (limits, pending calls,
-cancellation, the sandbox, the spare, reaping) is shared (`worker_host.py`, `conversation.py`).
+at its own path) strips the program's types (see `node_probe.py`; with TypeScript 7 the host
+has emitted its JavaScript first, `native_emit.py`), runs it as the body of an async function
+with `tools` and `ToolCallError`, and talks to the host over the same pipes and protocol as
+the Python worker; everything on the host side (limits, pending calls, cancellation, the
+sandbox, the spare, reaping) is shared (`worker_host.py`, `conversation.py`).
 
 Node cannot set its own rlimits, so the host sets them on the worker's process tree
 (`prlimit`) once it is ready and before its program is sent: CPU seconds (counted from
@@ -29,6 +30,7 @@ from pathlib import Path
 from ..run_limits import DESCRIPTORS, RuntimeLimits
 from ..sandbox.launchers import Launcher, children, image_launcher
 from .messages import FILE_BYTES
+from .native_emit import emit
 from .node_probe import NodeInstall, Stripper, check_stripper, probe_node
 from .worker_host import WorkerRuntime
 from .worker_pool import READ, WRITE, Started, start_worker
@@ -63,11 +65,12 @@ class TypeScriptRuntime(WorkerRuntime):
     """Runs each TypeScript program in a fresh Node worker, contained by the `sandbox`
     setting. `node` is the binary (default: `node` on PATH). `stripper` says how types are
     stripped: "auto" (Node's own where it has it, else the `typescript` package), "node" or
-    "typescript" (its `transpileModule`, which also compiles enums and namespaces).
-    `typescript` is the package's directory (default: the Node installation's global
-    package; never the working directory's)."""
+    "typescript" (TypeScript 5's `transpileModule` or TypeScript 7's `tsc`, which also
+    compile enums and namespaces). `typescript` is the package's directory (default: the
+    Node installation's global package; never the working directory's)."""
 
     language = "typescript"
+    trial_program = "const one: number = 1;\nreturn one"
 
     def __init__(
         self,
@@ -92,6 +95,14 @@ class TypeScriptRuntime(WorkerRuntime):
         if not chosen.sandboxed:  # started through DIE_WITH_HOST, a Python program
             return Launcher("none", sys.executable, (), ())
         return chosen
+
+    def _prepares(self) -> bool:
+        return self.install is not None and self.install.tsc is not None
+
+    async def _prepare(self, program: str) -> str:
+        install = self.install
+        assert install is not None and install.typescript is not None and install.tsc
+        return await emit(install.tsc, program, self.limits, install.typescript.version)
 
     async def _start(self, chosen: Launcher) -> Started:
         install = self.install

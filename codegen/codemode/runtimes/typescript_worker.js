@@ -1,8 +1,10 @@
 // The TypeScript run_code worker: runs one program in a fresh Node process.
 //
 // Started by `runtimes.typescript` as `node FLAGS <this file> READ_FD WRITE_FD STRIPPER`,
-// where STRIPPER is `node` (Node's own type stripping, `module.stripTypeScriptTypes`) or the
-// directory of the `typescript` package (its `transpileModule`). It needs nothing else. The
+// where STRIPPER is `node` (Node's own type stripping, `module.stripTypeScriptTypes`), the
+// directory of a `typescript` package (TypeScript 5's `transpileModule`), or `compiled` (the
+// host sends the program as JavaScript, wrapped as HEADER does, its source map inline:
+// TypeScript 7's native `tsc` emitted it, `native_emit.py`). It needs nothing else. The
 // protocol is the Python worker's: JSON lines on two pipes. From the host: `start` (program,
 // tool names, limits), then `result` for each call. To the host: `ready` (started, the type
 // stripper loaded, waiting for its program), `log` (a printed line), `call` (a tool call: id,
@@ -33,7 +35,9 @@
 
   const MAX_DEPTH = 256; // containers a value may nest (`[[1]]` nests 2), as the host checks
   const FILENAME = "program.ts";
+  // `native_emit.PROGRAM_HEAD` wraps a program the host compiles the same way
   const HEADER = '(async function (tools, catalog, ToolCallError) {"use strict";\n';
+  const INLINE_MAP = /\n\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]*)\s*$/;
 
   // Taken before the program runs: it may replace the globals, never these.
   const stringify = JSON.stringify;
@@ -362,6 +366,7 @@
   const strip = { map: null };
 
   function loadStripper() {
+    if (stripper === "compiled") return; // the host compiled the program: nothing to load
     if (stripper === "node") {
       if (typeof nodeModule.stripTypeScriptTypes !== "function") {
         throw new Error(`Node ${process.version} has no module.stripTypeScriptTypes`);
@@ -372,7 +377,19 @@
     toJavaScript("const warm: number = 1;"); // loaded and compiled before the program comes
   }
 
+  // A program the host compiled: its JavaScript, the inline source map read and cut off.
+  function compiled(program) {
+    const inline = INLINE_MAP.exec(program);
+    if (inline === null) {
+      strip.map = null;
+      return program;
+    }
+    strip.map = new nodeModule.SourceMap(parse(fromString(inline[1], "base64").toString("utf8")));
+    return program.slice(0, inline.index) + "\n";
+  }
+
   function toJavaScript(program) {
+    if (stripper === "compiled") return compiled(program);
     const source = HEADER + program + "\n})";
     if (typescript === null) {
       strip.map = null; // type stripping keeps every position

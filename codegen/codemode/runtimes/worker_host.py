@@ -4,9 +4,13 @@ finished runs reaped in the background.
 
 A language is a subclass that says only how to make its launcher (`_make_launcher`, which
 probes the sandbox and whatever the worker needs) and how to start its worker (`_start`);
-optionally it explains an early exit that means something in that language
-(`explain_exit`). Everything else (the pipe protocol, limits, pending calls, cancellation,
-reaping) is `conversation.WorkerRun`, shared.
+optionally it turns a program into what its worker runs on the host first (`_prepare`, by
+the run's deadline), names a trivial program for `check` (`trial_program`), and explains an
+early exit that means something in that language (`explain_exit`). Everything else (the pipe
+protocol, limits, pending calls, cancellation, reaping) is `conversation.WorkerRun`, shared.
+
+`check` is for a host that should refuse to start rather than fail every run (`codegen
+serve`): it makes the launcher and runs a trivial program in a worker of its own.
 """
 
 from __future__ import annotations
@@ -17,10 +21,10 @@ import weakref
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from ..code_runtime import Bindings, CodeRunFailed, RunOutput
+from ..code_runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from ..run_limits import RuntimeLimits
 from ..sandbox.launchers import Launcher, SandboxMode, SandboxUnavailable, check_mode
-from ..signals import AbortSignal
+from ..signals import AbortController, AbortSignal
 from .conversation import WorkerRun
 from .worker_pool import ShutdownGuard, SparePool, Started, cleanups_done
 
@@ -36,6 +40,8 @@ class WorkerRuntime:
     started and sandboxed while the current one runs; `aclose()` stops it."""
 
     language: str
+    trial_program = "return 1"
+    """A program that returns 1 in this language: `check` runs it."""
 
     def __init__(self, limits: RuntimeLimits | None, sandbox: str, spare: bool) -> None:
         self.limits = limits or RuntimeLimits()
@@ -63,6 +69,15 @@ class WorkerRuntime:
         """Start one worker that waits for its program."""
         raise NotImplementedError
 
+    def _prepares(self) -> bool:
+        """Whether `_prepare` turns programs into something else (once the launcher is made)."""
+        return False
+
+    async def _prepare(self, program: str) -> str:
+        """The program as the worker takes it, made on the host; `CodeRunFailed` when it
+        cannot be (a syntax error)."""
+        return program
+
     def explain_exit(self, code: int, stderr: str) -> tuple[str, str] | None:
         """(kind, message) for a worker that ended before its program finished (`code` as
         `Popen.returncode`; `stderr` the last `STDERR_TAIL` bytes it wrote), when the way it
@@ -78,12 +93,38 @@ class WorkerRuntime:
         deadline = loop.time() + self.limits.timeout
         async with self._slot(deadline):
             chosen = await self.launcher()
+            program = await self._prepared(program, signal, deadline)
             start = self._pool.take() or asyncio.ensure_future(self._start(chosen))
             await self._guard.watch()
             if self.spare:
                 self._pool.refill(asyncio.ensure_future(self._start(chosen)))
             run = WorkerRun(self, bindings, signal, chosen, deadline)
             return await run.execute(program, start)
+
+    async def _prepared(self, program: str, signal: AbortSignal, deadline: float) -> str:
+        """`_prepare(program)`, ended by the run's deadline or signal."""
+        if not self._prepares():
+            return program
+        loop = asyncio.get_running_loop()
+        work = asyncio.ensure_future(self._prepare(program))
+        stop = asyncio.ensure_future(signal.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {work, stop},
+                timeout=max(0.0, deadline - loop.time()),
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            for task in (work, stop):
+                task.cancel()
+            await asyncio.gather(work, stop, return_exceptions=True)
+        if work in done:
+            return work.result()
+        if stop in done:
+            raise CodeRunFailed("abort", f"the run was cancelled ({signal.reason})")
+        raise CodeRunFailed(
+            "timeout", f"the program ran longer than {self.limits.timeout:g} seconds"
+        )
 
     @contextlib.asynccontextmanager
     async def _slot(self, deadline: float) -> AsyncIterator[None]:
@@ -111,12 +152,43 @@ class WorkerRuntime:
     async def launcher(self) -> Launcher:
         """The launcher, made once; `CodeRunFailed` when the sandbox or the worker cannot
         work here."""
+        try:
+            return await self._made_launcher()
+        except (SandboxUnavailable, RuntimeUnavailable) as error:
+            raise CodeRunFailed("worker-exit", str(error)) from None
+
+    async def _made_launcher(self) -> Launcher:
         if self._launcher is None:
-            try:
-                self._launcher = await asyncio.to_thread(self._make_launcher)
-            except (SandboxUnavailable, RuntimeUnavailable) as error:
-                raise CodeRunFailed("worker-exit", str(error)) from None
+            self._launcher = await asyncio.to_thread(self._make_launcher)
         return self._launcher
+
+    async def check(self) -> None:
+        """Make sure programs can run here before any does: make the launcher (the sandbox
+        probed, the interpreter and whatever the worker needs found) and run
+        `trial_program` in a worker of its own, as a run would (the spare is left alone).
+        `RuntimeUnavailable` says what is wrong and what fixes it."""
+        try:
+            chosen = await self._made_launcher()
+        except SandboxUnavailable as error:
+            raise RuntimeUnavailable(str(error)) from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.limits.timeout
+        signal = AbortController().signal
+        try:
+            program = await self._prepared(self.trial_program, signal, deadline)
+            run = WorkerRun(self, Bindings((), _no_tools), signal, chosen, deadline)
+            output = await run.execute(program, asyncio.ensure_future(self._start(chosen)))
+        except CodeRunFailed as failure:
+            raise RuntimeUnavailable(
+                f"a trivial {self.language} program failed to run ({failure.kind}): "
+                f"{failure.message}"
+            ) from None
+        finally:
+            await self._settled()
+        if output.result != 1:
+            raise RuntimeUnavailable(
+                f"a trivial {self.language} program returned {output.result!r}, not 1"
+            )
 
     async def wait_spare(self) -> None:
         """Until the spare worker (if any) has started: for benchmarks and tests."""
@@ -131,6 +203,14 @@ class WorkerRuntime:
         """Stop the spare worker and wait until the workers of finished runs are reaped.
         Runs still going are not affected."""
         await self._pool.aclose()
+        await self._settled()
+
+    async def _settled(self) -> None:
+        """Until the workers of finished runs are reaped and their cgroups removed."""
         if self._burying:
             await asyncio.gather(*list(self._burying), return_exceptions=True)
         await cleanups_done()
+
+
+async def _no_tools(name: str, arguments: Any) -> Any:
+    raise ToolCallFailed(name, "a trial program has no tools")
