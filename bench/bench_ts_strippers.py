@@ -16,11 +16,14 @@ Three tables:
   (Node's own stripper as an npm package: swc in WebAssembly), `@swc/wasm-typescript`,
   `sucrase`, `esbuild-wasm`. The ones codegen does not depend on are installed (pinned) into
   `bench/.cache/ts-strippers` on first use.
-- TypeScript 7's native `tsc` emitting one program (a process per run, on the host, as the
-  runtime runs it), and the same through bubblewrap (what a separate sandboxed step costs).
+- TypeScript 7's native `tsc` emitting one program through the runtime's compile step, on
+  the host (`none`), in bubblewrap and in namespaces: a compiler started for the run, and
+  one held ahead of it as the spare is.
 - the runtime itself (`TypeScriptRuntime.run`, median of N) on every Node with every way it
-  strips types there: a typed program with one tool call, with the spare worker ready and
-  without a spare.
+  strips types there, in the `--sandbox` chosen: a typed program with one tool call, with the
+  spare worker (and compiler) ready and without a spare.
+
+`--tables` picks some of the three (`strippers,tsc,runtime`); `--nodes` some Nodes.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ from typing import Any
 
 from codegen.codemode.code_runtime import Bindings
 from codegen.codemode.run_limits import RuntimeLimits
-from codegen.codemode.runtimes.native_emit import GLOBALS, OPTIONS, PROGRAM_HEAD, PROGRAM_TAIL
+from codegen.codemode.runtimes import native_emit
+from codegen.codemode.runtimes.native_emit import PROGRAM_HEAD, PROGRAM_TAIL
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codegen.codemode.runtimes.typescript_package import find_typescript, inspect_package
 from codegen.codemode.sandbox import launchers
@@ -141,7 +145,7 @@ def candidates() -> dict[str, str]:
     return found
 
 
-def stripper_table(runs: int) -> None:
+def stripper_table(runs: int, majors: set[int]) -> None:
     print("## Strippers in a bare Node process (median ms; `run` is what a run pays with the")
     print("## stripper preloaded in the spare worker)\n")
     print("| Node | stripper | load | warm-up call | the program | process CPU |")
@@ -150,7 +154,9 @@ def stripper_table(runs: int) -> None:
     with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False) as script:
         script.write(SAMPLE)
     try:
-        for node in nodes().values():
+        for major, node in nodes().items():
+            if major not in majors:
+                continue
             for name, where in candidates().items():
                 samples = []
                 for _ in range(runs):
@@ -177,41 +183,45 @@ SAMPLE_KEYS = ("loaded", "warm", "run", "cpu")
 
 
 def tsc_table(runs: int) -> None:
+    """TypeScript 7's tsc emitting the program through the runtime's own compile step
+    (`native_emit`), in each sandbox: a compiler started for the run (what a run pays
+    without a spare) and one held ahead of it (with the spare, only its compile is paid)."""
     package = inspect_package(find_typescript(str(TYPESCRIPT7), "node") or "")
     assert not isinstance(package, str) and package.tsc, package
-    tsc = package.tsc
     print(f"\n## TypeScript {package.version}'s native tsc emitting the program (median ms)\n")
-    folder = Path(tempfile.mkdtemp(prefix="codegen-bench-tsc-"))
-    (folder / "globals.d.ts").write_text(GLOBALS)
-    (folder / "program.cts").write_text(PROGRAM_HEAD + PROGRAM + PROGRAM_TAIL)
-    command = [tsc, *OPTIONS, "globals.d.ts", "program.cts"]
+    print("| where it runs | started for the run | held ahead (the spare) |")
+    print("| --- | ---: | ---: |")
+    image = native_emit.compiler_image(package.tsc, package.version)
+    limits = RuntimeLimits(timeout=60)
 
-    def timed(argv: list[str], **options: Any) -> float:
+    async def sample(compiler: launchers.Launcher) -> tuple[float, float]:
         start = time.perf_counter()
-        subprocess.run(argv, capture_output=True, check=True, **options)
-        return (time.perf_counter() - start) * 1e3
+        held = await native_emit.hold_compiler(compiler, limits)
+        ready = time.perf_counter()
+        await native_emit.emit(held, PROGRAM, limits, package.version)
+        done = time.perf_counter()
+        return (done - start) * 1e3, (done - ready) * 1e3
 
-    host = statistics.median(timed(command, cwd=folder) for _ in range(runs))
-    print(f"- on the host (what the runtime does): {host:.1f} ms")
-    image = launchers.WorkerImage(tsc, (os.path.dirname(tsc), str(folder)), (), sys.executable)
-    paths, links = launchers._view(image)
-    jail = launchers.Launcher("bubblewrap", tsc, paths, links, sys.executable, False, True)
-    if launchers.find_program("bwrap"):
-        argv = [*command[:-2], str(folder / "globals.d.ts"), str(folder / "program.cts")]
-        argv += ["--outDir", "/tmp/out"]
-
-        def sandboxed() -> float:
-            spawn = jail.spawn(argv[1:], {"LANG": "C.UTF-8"})
-            try:
-                return timed(spawn.argv, pass_fds=tuple(spawn.descriptors))
-            finally:
-                spawn.close()
-
-        median = statistics.median(sandboxed() for _ in range(runs))
-        print(f"- through bubblewrap (a separate sandboxed step, same uid): {median:.1f} ms")
+    for mode, label in SANDBOXED_TSC.items():
+        try:
+            compiler = launchers.image_launcher(mode, image)
+        except launchers.SandboxUnavailable as error:
+            print(f"| {label} | cannot run here: {str(error)[:80]} | |")
+            continue
+        samples = [asyncio.run(sample(compiler)) for _ in range(runs)]
+        cold = statistics.median(each[0] for each in samples)
+        held = statistics.median(each[1] for each in samples)
+        print(f"| {label} | {cold:.1f} | {held:.1f} |")
 
 
-async def runtime_table(runs: int, sandbox: str) -> None:
+SANDBOXED_TSC = {
+    "none": 'on the host (`sandbox="none"`)',
+    "bubblewrap": "in bubblewrap",
+    "namespaces": "in namespaces (nsboot)",
+}
+
+
+async def runtime_table(runs: int, sandbox: str, majors: set[int]) -> None:
     print(f"\n## TypeScriptRuntime.run (sandbox {sandbox}; median ms of {runs})\n")
     print("| Node | types stripped by | run, spare ready | run, no spare |")
     print("| --- | --- | ---: | ---: |")
@@ -230,6 +240,8 @@ async def runtime_table(runs: int, sandbox: str) -> None:
         "TypeScript 7 native tsc": {"stripper": "typescript", "typescript": str(TYPESCRIPT7)},
     }
     for major, node in nodes().items():
+        if major not in majors:
+            continue
         for label, options in ways.items():
             if major < 22 and options["stripper"] == "node":
                 continue
@@ -258,10 +270,17 @@ def main() -> None:
     parser.add_argument(
         "--sandbox", default="auto", choices=["auto", "bubblewrap", "namespaces", "none"]
     )
+    parser.add_argument("--tables", default="strippers,tsc,runtime")
+    parser.add_argument("--nodes", default="20,22,24", help="Node majors, comma-separated")
     args = parser.parse_args()
-    stripper_table(args.runs)
-    tsc_table(args.runs)
-    asyncio.run(runtime_table(args.runs, args.sandbox))
+    tables = set(args.tables.split(","))
+    majors = {int(major) for major in args.nodes.split(",")}
+    if "strippers" in tables:
+        stripper_table(args.runs, majors)
+    if "tsc" in tables:
+        tsc_table(args.runs)
+    if "runtime" in tables:
+        asyncio.run(runtime_table(args.runs, args.sandbox, majors))
 
 
 if __name__ == "__main__":

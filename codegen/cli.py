@@ -590,6 +590,12 @@ def _add_serve_command(commands: Any) -> None:
         "Claude Code cuts descriptions); a larger SDK is found from programs with catalog.search",
     )
     serve.add_argument(
+        "--check-programs",
+        choices=("refuse", "warn", "off"),
+        help="check each program against the tools' declarations before it runs: refuse one "
+        "with a definite mistake (the default), warn of it in the result, or off",
+    )
+    serve.add_argument(
         "--sandbox",
         choices=("auto", "bubblewrap", "namespaces", "none"),
         help="how programs are contained (default: the config's, else auto); none runs them "

@@ -99,6 +99,7 @@ class FixedApproval(ApprovalService):
 def registry_with(
     mode: str = "native", *specs: ToolSpec, runtime: Any = None, **options: Any
 ) -> ToolRegistry:
+    options.setdefault("check", "off")  # these registries' runtimes run scripts, not programs
     registry = ToolRegistry(mode=mode, **options)  # type: ignore[arg-type]
     for spec in specs:
         registry.register(spec)

@@ -39,6 +39,32 @@ plain JSON outcomes, so a host that runs as another uid (`unprivileged.py`) can 
   call;
 - `host_view` also checks, on a root host, that a sandbox runs as a host uid of its own
   (no other process has it) and that nobody's processes cannot read a worker's memory.
+
+TypeScript 7's compile step (the family `typescript7`: its native `tsc` parses each program
+before the worker gets it) has probes of its own, aimed at the compiler rather than the
+worker. While each runs, the host watches every `tsc` it starts (`CompilerWatch`, from
+/proc) and records how it runs: its ids, namespaces, filter, capabilities, rlimits, command
+line, and which host paths it could open (through `/proc/<pid>/root`). Each program starts
+with a long sum (`SLOW`) so the compiler lives long enough to be seen. A secret file only
+the host's user may read is planted for the run (`{secret}` in the programs):
+
+- `compile_identity`: a plain program; every compiler seen runs in its own user, pid, mount
+  and network namespaces, under the filter, without capabilities or the host's uid 0 (on a
+  root host, as a uid of its own), held to the run's rlimits (data, CPU, processes, open
+  files), and sees neither the secret nor the host's `/etc/passwd`. The probe fails if no
+  compiler is seen;
+- `compile_reads`: the secret named as a triple-slash reference, an `import`, an `import =
+  require` after closing the wrapper the program is compiled in, and a `require`; the
+  secret's text appears in no output or error. (The compiler resolves none of them,
+  `--noResolve`, so this holds without a sandbox too: what shows the boundary is the
+  identity checks above, applied to this probe's compilers as well);
+- `compile_options`: text that reads as compiler options (`--outDir /`, `-p /`); every
+  compiler's command line is exactly the fixed one (the program is never an argument, so
+  this too holds without a sandbox);
+- `compile_huge`: a program that nests a million levels deep (a gigabyte of the compiler's
+  stack): the run fails as an `exception` naming the memory bound, not a crash, a hang or a
+  host out of memory;
+- every compile probe: no compiler of the run is left once it returns.
 """
 
 from __future__ import annotations
@@ -513,7 +539,37 @@ return { refused, held, host };
     }
 
 
-PROGRAMS = _programs()
+SLOW = "const slow: number = " + "+".join(["1"] * 6000) + ";\n"
+"""A first line TypeScript 7's tsc takes a few tenths of a second over (its time grows with
+the square of the sum's length), so the host sees each compiler while it runs."""
+
+
+def _compile_programs() -> dict[str, dict[str, str]]:
+    """The compile step's probes (`{secret}` is the planted file's path)."""
+    return {
+        "compile_identity": {"typescript7": SLOW + "return slow;"},
+        "compile_reads": {
+            "typescript7": SLOW
+            + """/// <reference path="{secret}" />
+/// <reference types="{secret}" />
+import planted from "{secret}";
+const required: string = require("{secret}");
+});
+/// <reference path="{secret}" />
+import again = require("{secret}");
+(async function () {
+return [planted, required, again];""",
+        },
+        "compile_options": {
+            "typescript7": SLOW + "--outDir /\n--listFiles --declaration\n-p /\nreturn 1;"
+        },
+        "compile_huge": {
+            "typescript7": "const deep = " + "[" * 1_000_000 + "]" * 1_000_000 + ";\nreturn 1;"
+        },
+    }
+
+
+PROGRAMS = {**_programs(), **_compile_programs()}
 SECCOMP_PROGRAM = """
 import ctypes, errno, os, threading
 libc = ctypes.CDLL(None, use_errno=True)
@@ -678,7 +734,24 @@ def _host_check() -> dict[str, Any]:
     return answer
 
 
-async def _run_one(runtime: Any, program: str) -> dict[str, Any]:
+async def _run_one(
+    runtime: Any, program: str, watch: CompilerWatch | None = None
+) -> dict[str, Any]:
+    """The probe's outcome; with `watch`, what it saw of the compilers too."""
+    outcome = await _outcome(runtime, program, watch)
+    if watch is not None:
+        outcome.update(watch.report())
+    return outcome
+
+
+async def _outcome(runtime: Any, program: str, watch: CompilerWatch | None) -> dict[str, Any]:
+    import contextlib
+
+    with watch or contextlib.nullcontext():
+        return await _run_program(runtime, program)
+
+
+async def _run_program(runtime: Any, program: str) -> dict[str, Any]:
     from codegen.codemode.code_runtime import Bindings, CodeRunFailed
     from codegen.codemode.signals import AbortController
 
@@ -713,12 +786,21 @@ def _missing() -> Any:
     return MISSING
 
 
+RUNTIME_LANGUAGE = {"typescript7": "typescript"}
+"""The runtime a family of probes runs in, where it is not named after it (the compile
+step's probes run TypeScript, with TypeScript 7's compiler)."""
+
+
 def make_runtime(language: str, sandbox: str, options: dict[str, Any]) -> Any:
     from codegen.codemode.run_limits import RuntimeLimits
     from codegen.codemode.runtimes.by_language import runtime_for
 
     return runtime_for(
-        language, RuntimeLimits(**PROBE_LIMITS), sandbox=sandbox, spare=False, **options
+        RUNTIME_LANGUAGE.get(language, language),
+        RuntimeLimits(**PROBE_LIMITS),
+        sandbox=sandbox,
+        spare=False,
+        **options,
     )
 
 
@@ -726,32 +808,147 @@ def run_all(
     language: str, sandbox: str, options: dict[str, Any], names: list[str] | None = None
 ) -> dict[str, Any]:
     """Every probe's outcome, and the context the checks need (what this host states as the
-    bound of a run's memory)."""
+    bound of a run's memory; for the compile step, the planted secret)."""
+    import shutil
+    import tempfile
+
     from codegen.codemode.run_limits import RuntimeLimits
     from codegen.codemode.sandbox.cgroups import run_memory_bound
+
+    folder = tempfile.mkdtemp(prefix="codegen-probe-secret-")  # 0700, the host's user's
+    secret = os.path.join(folder, "secret.ts")
+    token = f"probe-secret-{os.urandom(8).hex()}"
+    with open(os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+        file.write(f"export const planted = '{token}';\n")
+    watched = language == "typescript7"
 
     async def all_probes() -> dict[str, Any]:
         outcomes: dict[str, Any] = {}
         runtime = make_runtime(language, sandbox, options)
         try:
+            if watched:
+                await runtime.launcher()  # its sandbox probe (`tsc --version`) is not watched
             for name in names or probe_names(language):
                 program = seccomp_program() if name == "seccomp" else PROGRAMS[name][language]
-                outcomes[name] = await _run_one(runtime, program)
+                program = program.replace("{secret}", secret)
+                watch = CompilerWatch([secret, "/etc/passwd"]) if watched else None
+                outcomes[name] = await _run_one(runtime, program, watch)
         finally:
             await runtime.aclose()
         return outcomes
 
     bound, how = run_memory_bound(RuntimeLimits(**PROBE_LIMITS))
+    try:
+        outcomes = asyncio.run(all_probes())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     return {
-        "outcomes": asyncio.run(all_probes()),
+        "outcomes": outcomes,
         "context": {
             "language": language,
             "sandbox": sandbox,
             "memory_bound": bound,
             "memory_how": how,
             "host_uid": os.geteuid(),
+            "secret": token,
         },
     }
+
+
+class CompilerWatch:
+    """From the host, every TypeScript 7 compiler this process starts while a probe runs
+    (sampled every millisecond from /proc): how it runs, and which of `host_paths` it could
+    open. After the run, `left` lists the compilers still running."""
+
+    def __init__(self, host_paths: list[str]) -> None:
+        import threading
+
+        self.host_paths = host_paths
+        self.seen: dict[int, dict[str, Any]] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> CompilerWatch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+    def report(self) -> dict[str, Any]:
+        left = [pid for pid in _compilers() if _status(pid) is not None]
+        return {"compilers": list(self.seen.values()), "left": left}
+
+    def _watch(self) -> None:
+        while not self.stop.wait(0.001):
+            for pid in _compilers():
+                if pid not in self.seen:
+                    seen = _compiler_view(pid, self.host_paths)
+                    if seen is not None:
+                        self.seen[pid] = seen
+
+
+def _compilers() -> list[int]:
+    from codegen.codemode.runtimes.worker_pool import descendants
+
+    found = []
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/comm") as comm:
+                if comm.read().strip() == "tsc":
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def _compiler_view(pid: int, host_paths: list[str]) -> dict[str, Any] | None:
+    """How the host sees one compiler, or None if it is gone (or not yet the compiler)."""
+    status = _status(pid)
+    try:
+        with open(f"/proc/{pid}/limits") as file:
+            limits = file.read()
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            argv = [part.decode() for part in file.read().split(b"\0")[:-1]]
+        namespaces = {
+            kind: os.readlink(f"/proc/{pid}/ns/{kind}") == os.readlink(f"/proc/self/ns/{kind}")
+            for kind in ("user", "pid", "mnt", "net")
+        }
+        sees = [path for path in host_paths if os.path.lexists(f"/proc/{pid}/root{path}")]
+    except OSError:
+        return None
+    if status is None or status.get("Name") != "tsc" or not argv:
+        return None  # gone, not yet the compiler, or on its way out
+    return {
+        "pid": pid,
+        "uid": status.get("Uid", "").split(),
+        "gid": status.get("Gid", "").split(),
+        "nspid": status.get("NSpid", "").split(),
+        "seccomp": status.get("Seccomp", "").strip(),
+        "no_new_privs": status.get("NoNewPrivs", "").strip(),
+        "cap_eff": status.get("CapEff", "").strip(),
+        "limits": _limits(limits),
+        "host_namespaces": [kind for kind, same in namespaces.items() if same],
+        "sees": sees,
+        "argv": argv,
+    }
+
+
+def _limits(text: str) -> dict[str, str]:
+    """The soft limits of /proc/<pid>/limits that matter here."""
+    wanted = {
+        "Max cpu time": "cpu",
+        "Max data size": "data",
+        "Max processes": "processes",
+        "Max open files": "files",
+    }
+    found = {}
+    for line in text.splitlines():
+        for label, key in wanted.items():
+            if line.startswith(label):
+                found[key] = line[len(label) :].split()[0]
+    return found
 
 
 # --- what each outcome must show --------------------------------------------------------
@@ -971,7 +1168,73 @@ def _quotas(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> li
     return problems
 
 
+def _contained(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    """What is wrong with how the compilers of a compile probe ran, and with what is left."""
+    from codegen.codemode.run_limits import DESCRIPTORS, RuntimeLimits
+    from codegen.codemode.runtimes.native_emit import GLOBALS, OPTIONS, SOURCE
+    from codegen.codemode.sandbox.identities import RANGE
+
+    problems: list[str] = []
+    if context["secret"] in json.dumps(outcome):
+        problems.append("the planted secret's text is in the run's outcome")
+    if outcome["left"]:
+        problems.append(f"compilers left running: {outcome['left']}")
+    limits = RuntimeLimits(**PROBE_LIMITS)
+    wanted = {
+        "data": str(limits.memory_bytes),
+        "processes": str(limits.processes),
+        "files": str(DESCRIPTORS),
+    }
+    for each in outcome["compilers"]:
+        name = f"tsc ({each['pid']})"
+        if each["host_namespaces"]:
+            problems.append(f"{name} shares the host's {each['host_namespaces']} namespaces")
+        if len(each["nspid"]) < 2:
+            problems.append(f"{name} runs in the host's pid namespace")
+        if each["seccomp"] != "2" or each["no_new_privs"] != "1":
+            problems.append(f"{name}: Seccomp {each['seccomp']}, NoNewPrivs {each['no_new_privs']}")
+        if int(each["cap_eff"] or "0", 16) != 0:
+            problems.append(f"{name} holds capabilities {each['cap_eff']}")
+        if "0" in each["uid"] or "0" in each["gid"]:
+            problems.append(f"{name} runs as {each['uid']}/{each['gid']}")
+        if context["host_uid"] == 0 and not all(int(uid) in RANGE for uid in each["uid"]):
+            problems.append(f"{name} runs as {each['uid']}, not a uid of its own")
+        if each["sees"]:
+            problems.append(f"{name} can open the host's {each['sees']}")
+        seen = each["limits"]
+        for key, value in wanted.items():
+            if seen.get(key) != value:
+                problems.append(f"{name}: {key} limit {seen.get(key)}, expected {value}")
+        cpu = seen.get("cpu", "unlimited")
+        if not cpu.isdigit() or int(cpu) > limits.cpu_seconds + 1:
+            problems.append(f"{name}: CPU limit {cpu}, expected {limits.cpu_seconds}")
+        if each["argv"][1:] != [*OPTIONS, GLOBALS, SOURCE]:
+            problems.append(f"{name} was started as {each['argv'][1:]}")
+    return problems
+
+
+def _compile_identity(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    problems = _contained(outcome, context)
+    if not outcome["compilers"]:
+        problems.append("no compiler seen from the host")
+    if not outcome["ok"]:
+        problems.append(f"the probe failed: {outcome.get('text', '')[:300]}")
+    return problems
+
+
+def _compile_huge(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
+    problems = _contained(outcome, context)
+    memory = f"{PROBE_LIMITS['memory_bytes'] // MIB} MB"
+    if outcome["ok"] or outcome["kind"] != "exception" or memory not in outcome["message"]:
+        problems.append(f"not stopped at the memory bound: {outcome.get('text', '')[:300]}")
+    return problems
+
+
 CHECKS: dict[str, Checker] = {
+    "compile_identity": _compile_identity,
+    "compile_reads": _contained,
+    "compile_options": _contained,
+    "compile_huge": _compile_huge,
     "sysctl": _sysctl,
     "identity": _identity,
     "host_view": _host_view_check,

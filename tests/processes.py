@@ -1,5 +1,5 @@
 """Looking for processes the tests started: whether one is still running, and which
-run_code workers (or sandbox launchers) are left."""
+run_code workers, compilers (or sandbox launchers) are left."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ NSBOOT_MARK = "The `namespaces` sandbox"
 """In the command line of the `namespaces` sandbox's launcher."""
 TS_WORKER_MARK = "typescript_worker.js"
 """In every TypeScript worker's command line (the script Node runs)."""
+TSC_MARK = "tsc_globals.d.ts"
+"""In the command line of every TypeScript 7 compiler (the global types it is given) and of
+its bubblewrap launcher."""
 ORPHAN_GRACE = 10.0
 """Seconds an orphaned worker gets to finish dying before it counts as left behind."""
 
@@ -29,7 +32,7 @@ def running(pid: int) -> bool:
 
 
 def left_processes(
-    marks: tuple[str, ...] = (WORKER_MARK, NSBOOT_MARK, TS_WORKER_MARK),
+    marks: tuple[str, ...] = (WORKER_MARK, NSBOOT_MARK, TS_WORKER_MARK, TSC_MARK),
 ) -> list[psutil.Process]:
     """Running processes whose command line holds one of `marks` and that are this test
     process's descendants or orphans (adopted by init, as an escaped process would be); a

@@ -81,7 +81,7 @@ def test_code_and_both_need_a_runtime_for_the_wire_and_the_prompt() -> None:
             registry.assemble_prompt()
         # Offline harvesting still works, in the TypeScript flavor.
         harvested = registry.schemas()
-        assert harvested[-1] == run_code_tool("typescript")
+        assert harvested[-1] == run_code_tool("typescript", checked=False)  # check="off"
 
 
 def test_an_unknown_runtime_language_fails_loudly() -> None:
@@ -93,9 +93,9 @@ def test_an_unknown_runtime_language_fails_loudly() -> None:
 
 def test_the_run_code_flavor_follows_the_mounted_runtime() -> None:
     registry = registry_with("both", echo_tool(), runtime=ScriptedRuntime(language="python"))
-    assert registry.wire_schemas()[-1] == run_code_tool("python")
+    assert registry.wire_schemas()[-1] == run_code_tool("python", checked=False)
     registry.mount_runtime(ScriptedRuntime(language="typescript"))
-    assert registry.wire_schemas()[-1] == run_code_tool("typescript")
+    assert registry.wire_schemas()[-1] == run_code_tool("typescript", checked=False)
 
 
 def test_modes_inherit_down_the_scope_chain_nearest_wins() -> None:

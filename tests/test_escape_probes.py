@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 from escape_probes import problems, run_all
-from sandbox_checks import python_for, staged
+from sandbox_checks import python_for
 from unprivileged import run_as_user
 
-from typescript_nodes import SETUPS
+from typescript_nodes import SETUPS, staged_options
 
-LANGUAGES = ("python", "typescript")
+LANGUAGES = ("python", "typescript", "typescript7")
+"""Python's worker, TypeScript's (TypeScript 5 compiles in it) and TypeScript 7's compile
+step (its native tsc before the worker)."""
 SANDBOXES = ("bubblewrap", "namespaces")
 
 pytestmark = pytest.mark.slow
@@ -25,14 +27,10 @@ pytestmark = pytest.mark.slow
 def this_host_options(language: str, sandbox: str) -> dict[str, Any]:
     if language == "python":
         return {"python": python_for(sandbox)}
-    setup = SETUPS["transpile"]
+    setup = dict(SETUPS["emit" if language == "typescript7" else "transpile"])
     if sandbox == "bubblewrap":
-        return {
-            "node": staged(setup["node"]),
-            "typescript": staged(setup["typescript"]),
-            "stripper": "typescript",
-        }
-    return dict(setup)
+        setup.update(staged_options(setup))
+    return setup
 
 
 def assert_contained(report: dict[str, Any]) -> None:
@@ -64,6 +62,24 @@ def test_escape_probes_with_an_unprivileged_host(sandbox: str, language: str) ->
         report = run_all(language, sandbox, this_host_options(language, sandbox))
     assert report["context"]["host_uid"] != 0
     assert_contained(report)
+
+
+def test_the_compile_probes_see_the_hole_in_an_unsandboxed_compile() -> None:
+    """The compile probes are not blind either: a compiler started without a sandbox (as
+    every one was before the compile step ran in the run's sandbox) shares the host's
+    namespaces, runs without the filter, as the host's uid, and can open the planted
+    secret. Only `compile_reads` and `compile_options` pass there (see their notes)."""
+    report = run_all("typescript7", "none", this_host_options("typescript7", "none"))
+    context = report["context"]
+    said = {name: problems(name, outcome, context) for name, outcome in report["outcomes"].items()}
+    identity = said["compile_identity"]
+    assert any("shares the host's ['user', 'pid', 'mnt', 'net']" in each for each in identity)
+    assert any("runs in the host's pid namespace" in each for each in identity), identity
+    assert any(each.endswith("Seccomp 0, NoNewPrivs 0") for each in identity), identity
+    assert any("can open the host's" in each and "secret.ts" in each for each in identity)
+    if os.geteuid() == 0:
+        assert any("runs as ['0', '0', '0', '0']" in each for each in identity), identity
+    assert not [each for each in identity if "compilers left" in each or "secret's text" in each]
 
 
 def test_the_probes_see_the_hole_in_an_unsandboxed_run() -> None:

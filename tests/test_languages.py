@@ -114,7 +114,10 @@ def test_run_code_tool_shape(language: str) -> None:
     assert inputs["properties"]["code"]["type"] == "string"
     assert inputs["properties"]["description"]["type"] == "string"
     assert inputs["properties"]["code"]["description"] == RUN_CODE_FLAVORS[language].code
-    assert tool["description"] == RUN_CODE_FLAVORS[language].description
+    assert tool["description"] == RUN_CODE_FLAVORS[language].described(True)
+    assert run_code_tool(language, checked=False)["description"] == (
+        RUN_CODE_FLAVORS[language].description
+    )
     validator = Draft202012Validator(tool["outputSchema"])
     assert validator.is_valid({"logs": ["a"], "result": {"x": [1, None]}})
     assert validator.is_valid({"logs": []})

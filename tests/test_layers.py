@@ -16,7 +16,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "codegen"
 
-SUBLAYERS = ("codemode.runtimes", "codemode.sandbox")
+SUBLAYERS = ("codemode.runtimes", "codemode.sandbox", "codemode.checkers")
 
 BASE = {"errors", "_support"}
 
@@ -40,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "codemode": BASE | {"ir", "load", "validate", "engine", "render", "search"},
     "codemode.sandbox": BASE | {"codemode"},
     "codemode.runtimes": BASE | {"codemode", "codemode.sandbox"},
+    "codemode.checkers": BASE | {"codemode", "codemode.sandbox", "codemode.runtimes", "render"},
     "serve": BASE
     | {"load", "validate", "mcp", "codemode", "codemode.runtimes", "codemode.sandbox", "search"},
     "workflow": BASE | {"ir", "load", "pipeline", "engine", "render", "mcp"},

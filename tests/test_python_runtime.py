@@ -30,10 +30,12 @@ async def get_user(args: Any, context: Any) -> Any:
     return {"id": args["id"], "name": "Ada"}
 
 
-def tools_registry() -> ToolRegistry:
+def tools_registry(check: str = "off") -> ToolRegistry:
     """A Code Mode registry of `read_file` (concurrency-safe, closed arguments) and
-    `get-user` (a name that is not an identifier), which the runtime tests call."""
-    registry = ToolRegistry(mode="code")
+    `get-user` (a name that is not an identifier), which the runtime tests call. Programs
+    are not checked before they run unless `check` says so: these tests are about what the
+    runtime does with a mistake (test_codemode_check.py covers the check)."""
+    registry = ToolRegistry(mode="code", check=check)  # type: ignore[arg-type]
     registry.register(
         ToolSpec(
             "read_file",
@@ -145,6 +147,11 @@ def test_unknown_tools_and_run_code_fail_clearly() -> None:
     assert "run_code cannot be called" in execute(tools, "await tools.run_code({})").content
     result = execute(tools, "return ['read_file' in tools, 'nope' in tools]")
     assert result.value["result"] == [True, False]
+    checked = tools_registry(check="refuse")
+    checked.mount_runtime(tools.runtime)
+    result = execute(checked, "await tools.delete_everything({})")
+    assert result.error is not None and result.error.kind == "check", result.content
+    assert "has no tool `delete_everything`" in result.content
 
 
 def test_runs_share_no_state() -> None:

@@ -139,8 +139,9 @@ return {"timezone": now["timezone"], "is_dst_known": isinstance(now["is_dst"], b
 
 PROGRAM_AFTER = """\
 print(await tools.everything__echo({"message": "still here"}))
+gone = "time__get_current_time"  # a name held in a variable: the host says it is gone
 try:
-    await tools["time__get_current_time"]({"timezone": "UTC"})
+    await tools[gone]({"timezone": "UTC"})
 except Exception as error:
     print(f"{type(error).__name__}: {error}")
 return "done"
@@ -335,9 +336,9 @@ def test_a_large_catalog_is_found_by_search(tmp_path: Path, golden: Any) -> None
                 assert "async def slack__slack_post_message(" in logs
                 assert '"channel_id": "C1"' in logs
                 guess = await run_code(client, PROGRAM_GUESS, "a guessed name", "Read a clock")
-                assert guess.is_error is True
-                assert 'unknown tool "get_time"; closest by search:' in text_of(guess)
-                assert "tools.time__get_current_time(" in text_of(guess)
+                assert guess.is_error is True  # refused by the check, before any call
+                assert "line 1: `tools` has no tool `get_time`" in text_of(guess)
+                assert "tools.time__get_current_time" in text_of(guess)
 
     run(session)
     stderr = errors.read_text()

@@ -205,6 +205,7 @@ def test_a_process_with_other_threads_never_forks() -> None:
 
 
 def test_share_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shares, "_other_threads", lambda: False)  # another test's threads
     monkeypatch.setattr(shares, "usable_cores", lambda: 4)
     per_share = shares.MIN_ITEMS_PER_SHARE
     assert shares.share_count(per_share - 1, None) == 1  # too small to be worth a fork
@@ -277,6 +278,7 @@ def test_a_large_catalog_is_split_by_default(
         return real_fork(*args)
 
     monkeypatch.setattr(shares, "usable_cores", lambda: 2)
+    monkeypatch.setattr(shares, "_other_threads", lambda: False)  # another test's threads
     monkeypatch.setattr(shares, "_fork", counted)
     assert run("sdk", path, "--lang", "python") == expected
     assert forks == [1]

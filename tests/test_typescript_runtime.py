@@ -17,7 +17,7 @@ from codegen.codemode.results import ErrorCode
 from codegen.codemode.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codemode_helpers import run
-from processes import TS_WORKER_MARK, left_processes, process_group_gone
+from processes import TS_WORKER_MARK, TSC_MARK, left_processes, process_group_gone
 from test_python_runtime import abort_once_running, execute, tools_registry
 from typescript_nodes import SETUPS, runtime
 
@@ -35,16 +35,17 @@ def registry(
 
 def assert_no_worker_left(runtime: TypeScriptRuntime, started: bool = True) -> None:
     """Every worker's group is gone (reaped after the run returned, within seconds), and no
-    TypeScript worker of this test process is left anywhere."""
+    TypeScript worker or TypeScript 7 compiler of this test process is left anywhere."""
     assert bool(runtime.spawned) == started, runtime.spawned
     deadline = time.monotonic() + 60
     for pid in runtime.spawned:
         while not process_group_gone(pid) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert process_group_gone(pid), f"worker group {pid} is still alive"
-    while left_processes((TS_WORKER_MARK,)) and time.monotonic() < deadline:
+    marks = (TS_WORKER_MARK, TSC_MARK)
+    while left_processes(marks) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not left_processes((TS_WORKER_MARK,)), "a TypeScript worker outlived its run"
+    assert not left_processes(marks), "a TypeScript worker or compiler outlived its run"
 
 
 def test_a_program_calls_tools_logs_and_returns(setup: str) -> None:
@@ -114,6 +115,15 @@ def test_unknown_tools_and_run_code_fail_clearly(setup: str) -> None:
     assert "run_code cannot be called" in execute(tools, "await tools.run_code({})").content
     result = execute(tools, "(tools as any).extra = 1")
     assert "tools is read-only" in result.content
+    checked = tools_registry(check="refuse")
+    checked.mount_runtime(tools.runtime)
+    result = execute(checked, "await tools.delete_everything({})")
+    assert result.error is not None
+    if "typescript" in SETUPS[setup]:  # the checker is the runtime's TypeScript
+        assert result.error.kind == "check", result.content
+        assert "has no tool `delete_everything`" in result.content
+    else:  # none to check with: the program runs and fails as it would unchecked
+        assert result.error.kind == "exception", result.content
 
 
 def test_runs_share_no_state(setup: str) -> None:
@@ -158,7 +168,7 @@ def test_program_errors_are_code_run_failed(setup: str, program: str, fragment: 
     tools, runtime = registry(setup)
     result = execute(tools, program)
     assert result.code == ErrorCode.CODE_RUN_FAILED and fragment in result.content, result.content
-    # TypeScript 7's tsc finds a syntax error on the host: no worker is started for it
+    # TypeScript 7's tsc finds a syntax error before the worker: no worker is started for it
     assert_no_worker_left(
         runtime, started=not (setup == "emit" and "SyntaxError" in result.content)
     )

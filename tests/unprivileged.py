@@ -20,7 +20,7 @@ from typing import Any
 from sandbox_checks import copy_reachable, reachable_python, stage, staged
 
 import codegen
-from typescript_nodes import SETUPS
+from typescript_nodes import SETUPS, staged_options
 
 PROBE_ID = 64123
 """The uid and gid of the unprivileged host (far from system and login ranges)."""
@@ -49,12 +49,9 @@ def _toolkit() -> str:
 def options_for(language: str, sandbox: str, python: str) -> dict[str, Any]:
     if language == "python":
         return {"python": python}
-    setup = SETUPS["transpile"]
-    return {
-        "node": staged(setup["node"]),
-        "typescript": staged(setup["typescript"]),
-        "stripper": "typescript",
-    }
+    setup = dict(SETUPS["emit" if language == "typescript7" else "transpile"])
+    setup.update(staged_options(setup))
+    return setup
 
 
 def run_as_user(language: str, sandbox: str) -> dict[str, Any]:

@@ -25,10 +25,19 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from .checks import verdict
+from .checks.outcome import CheckMode, CheckOutcome
 from .code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from .execution import Execution, ToolCall, ToolContext, mint_parent
 from .executor import Pending
-from .fitting import DEFAULT_RESULT_TOKENS, MIN_BUDGET, fit_run_output, fit_text, run_text
+from .fitting import (
+    DEFAULT_RESULT_TOKENS,
+    MIN_BUDGET,
+    estimate_tokens,
+    fit_run_output,
+    fit_text,
+    run_text,
+)
 from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import maybe_await
 from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
@@ -65,16 +74,19 @@ class DispatchEvent:
 
 def present_run_output(value: Any) -> str:
     """The text of a run (`fitting.run_text`: the logs, then the result), then what was cut
-    to fit, or a fixed line when there is nothing."""
+    to fit and what the check before the run found, or a fixed line when there is nothing."""
     text = run_text(value)
     if "cut" in value:
         text = f"{text}\n[{value['cut']}]" if text else f"[{value['cut']}]"
+    if value.get("check"):
+        text = f"{text}\n[{value['check']}]" if text else f"[{value['check']}]"
     return text if text else NO_OUTPUT
 
 
 async def run_code_handler(arguments: Any, context: ToolContext) -> Any:
-    """The run_code tool's handler: check the arguments, run the program, return
-    `{logs, result?}`."""
+    """The run_code tool's handler: check the arguments, check the program against the
+    declarations of the tools its scope sees (`checks/`: under `refuse`, a definite mistake
+    fails the run before it starts), run it, return `{logs, result?, cut?, check?}`."""
     description = arguments.get("description")
     if not isinstance(description, str) or not description.strip():
         raise InvalidRunArguments("invalid description: expected a non-empty string")
@@ -85,19 +97,42 @@ async def run_code_handler(arguments: Any, context: ToolContext) -> Any:
     runtime = registry.runtime
     if runtime is None:
         raise NoRuntime("run_code needs a code runtime, and none is mounted")
-    run = ProgramRun(registry, context.execution, context)
     budget = getattr(registry, "result_tokens", DEFAULT_RESULT_TOKENS)
+    mode: CheckMode = getattr(registry, "check", "off")
+    outcome = await _checked(registry, context.execution.scope, code, mode)
+    refused = verdict.refusal(outcome, mode)
+    if refused is not None:  # before the runtime starts: no call of the program runs
+        raise fitted_failure(CodeRunFailed("check", refused), budget) from None
+    note = verdict.note(outcome, mode)
+    run = ProgramRun(registry, context.execution, context)
     try:
         output = await run.run(runtime, code)
     except CodeRunFailed as failed:
+        if note:
+            failed = CodeRunFailed(failed.kind, f"{failed.message}\n{note}", failed.logs)
         raise await off_loop(fitted_failure, failed, budget, weight=failed.logs) from None
     value: dict[str, Any] = {"logs": list(output.logs)}
     if output.result is not MISSING:
         value["result"] = output.result
-    fitted = await off_loop(fit_run_output, value, budget, weight=value)
-    if fitted.note is None:
-        return fitted.value
-    return {**fitted.value, "cut": fitted.note}
+    room = max(MIN_BUDGET, budget - estimate_tokens(note)) if note else budget
+    fitted = await off_loop(fit_run_output, value, room, weight=value)
+    kept = fitted.value if fitted.note is None else {**fitted.value, "cut": fitted.note}
+    return {**kept, "check": note} if note else kept
+
+
+async def _checked(registry: Any, scope: Any, code: str, mode: str) -> CheckOutcome | None:
+    """The program's check (None when it is not checked); a checker that fails in a way
+    of its own never stops the run: the outcome says so."""
+    if mode == "off" or not hasattr(registry, "check_program"):
+        return None
+    try:
+        outcome: CheckOutcome | None = await registry.check_program(code, scope)
+    except Exception as error:
+        log.exception("run_code: the program check failed")
+        return CheckOutcome(
+            "crashed", note=f"the program was not checked: the check failed ({error})"
+        )
+    return outcome
 
 
 def fitted_failure(failed: CodeRunFailed, budget: int) -> CodeRunFailed:

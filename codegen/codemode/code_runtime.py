@@ -17,7 +17,17 @@ from .signals import AbortSignal
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 """`RunOutput.result` when the program returned nothing."""
 
-KINDS = ("exception", "timeout", "abort", "worker-exit", "invalid-output", "output-limit")
+KINDS = (
+    "exception",
+    "timeout",
+    "abort",
+    "worker-exit",
+    "invalid-output",
+    "output-limit",
+    "check",
+)
+"""`check`: the check before the run found a definite mistake, and the program never
+started (`checks/verdict.py`)."""
 
 
 class CodeRunFailed(Exception):

@@ -38,6 +38,12 @@ class UnknownLanguageError(CodegenError):
         super().__init__(f"no {table} registered for language {language!r} (known: {names})")
 
 
+CHECKED = (
+    "Programs are type-checked against the SDK before they run: a definitely wrong call "
+    "refuses the run before any tool is called."
+)
+
+
 @dataclass(frozen=True, slots=True)
 class RunCodeFlavor:
     """The language-specific texts of the `run_code` definition: its description when the
@@ -47,6 +53,18 @@ class RunCodeFlavor:
     description: str
     code: str
     search: tuple[str, ...]
+    checked: str = CHECKED
+    """The sentence that says programs are checked before they run: the end of the
+    description, and of the search tier's calling paragraph, when they are."""
+
+    def described(self, checked: bool) -> str:
+        return f"{self.description} {self.checked}" if checked else self.description
+
+    def search_paragraphs(self, checked: bool) -> tuple[str, ...]:
+        if not checked:
+            return self.search
+        first, calling, *rest = self.search
+        return (first, f"{calling} {self.checked}", *rest)
 
 
 SDK_RENDERERS: Mapping[str, Callable[[Any], str]] = MappingProxyType(

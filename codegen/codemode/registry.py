@@ -23,11 +23,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from .. import ir
 from ..render.text import truncate
 from .bridge import present_run_output, run_code_handler
+from .checks.cache import CheckerCache
+from .checks.outcome import CHECK_MODES, CheckLimits, CheckMode, CheckOutcome, ProgramChecker
 from .code_runtime import CodeRuntime
 from .discovery import Discovery, server_of
 from .execution import ToolCall
@@ -51,6 +54,13 @@ SUMMARY_LIMIT = 100
 """Longest server summary (characters) in the index and `catalog.servers()`."""
 
 
+def _checked_check(mode: Any) -> CheckMode:
+    for known in CHECK_MODES:
+        if mode == known and type(mode) is str:
+            return known
+    raise ValueError(f"check must be one of {', '.join(CHECK_MODES)}, not {mode!r}")
+
+
 def _checked_budget(budget: Any) -> int | None:
     if budget is None:
         return None
@@ -65,6 +75,7 @@ class ToolRegistry:
         mode: Mode = "native",
         max_parallel_sub_calls: int = 10,
         budget: int | None = DEFAULT_BUDGET,
+        check: CheckMode = "refuse",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -94,6 +105,12 @@ class ToolRegistry:
         """The most a run's result may cost a model, in (estimated) tokens: past it, the
         logs and the result are cut cleanly, with a note (Claude Code rejects results over
         25,000 tokens)."""
+        self.check: CheckMode = _checked_check(check)
+        """What a run_code program's check before it runs does (`checks/verdict.py`):
+        `refuse` a definite mistake, only `warn` of it in the result, or `off`."""
+        self.check_limits = CheckLimits()
+        """The checker's limits; its sandbox is the mounted runtime's."""
+        self.checkers = CheckerCache()
 
     # --- scopes, modes, registration -----------------------------------------------------
 
@@ -208,9 +225,10 @@ class ToolRegistry:
         none is mounted); an unknown mounted language fails loudly."""
         language = getattr(self.runtime, "language", None) if self.runtime else None
         flavor = run_code_flavor(language)
-        key = flavor.description
+        checked = self.check != "off"
+        key = flavor.described(checked)
         if key not in self._run_code_specs:
-            definition = run_code_tool(language)
+            definition = run_code_tool(language, checked)
             self._run_code_specs[key] = ToolSpec(
                 name=RUN_CODE,
                 description=definition["description"],
@@ -310,7 +328,7 @@ class ToolRegistry:
         floor = sum(map(len, visible)) + (0 if frame is None else utf16_units(frame("")))
         prefixes = sorted({server_of(name) for name in visible} - {""})
         servers = [(prefix, self.server_summaries.get(prefix, "")) for prefix in prefixes]
-        paragraphs = run_code_flavor(language).search
+        paragraphs = run_code_flavor(language).search_paragraphs(self.check != "off")
         return choose(full, floor, lambda room: search_text(paragraphs, servers, room), budget)
 
     def discovery(self, scope: Scope | None = None) -> Discovery:
@@ -343,6 +361,89 @@ class ToolRegistry:
             return ""
         nearest = await asyncio.to_thread(discovery.nearest, name)
         return f"unknown tool {json.dumps(name[:100], ensure_ascii=False)}{nearest}"
+
+    # --- checking programs before they run ---------------------------------------------------
+
+    def set_check(self, mode: CheckMode, limits: CheckLimits | None = None) -> None:
+        """How programs are checked before they run: `refuse` (the default), `warn`, `off`;
+        `limits` bound the checker (time, memory)."""
+        self.check = _checked_check(mode)
+        if limits is not None:
+            self.check_limits = limits
+
+    def _checker_limits(self) -> CheckLimits:
+        """The limits, with the mounted runtime's sandbox and programs (its `node` and
+        `typescript`: the checker runs what the run would)."""
+        limits = self.check_limits
+        sandbox = getattr(self.runtime, "sandbox", None)
+        if isinstance(sandbox, str):
+            limits = replace(limits, sandbox=sandbox)
+        programs = tuple(
+            (name, value)
+            for name in ("node", "typescript")
+            if isinstance(value := getattr(self.runtime, name, None), str) and value
+        )
+        return replace(limits, programs=programs) if programs else limits
+
+    def _checker_request(self, scope: Scope | None) -> tuple[str, tuple[ToolSpec, ...]]:
+        """The runtime's language and the visible tools, read on the loop that changes them."""
+        language = self.require_runtime(scope).language
+        return language, tuple(self.visible(scope).values())
+
+    def _warm_checker(
+        self, language: str, specs: tuple[ToolSpec, ...]
+    ) -> tuple[ProgramChecker | None, list[ProgramChecker]]:
+        """Blocking (a thread): the checker of this tool set, made and kept."""
+        return self.checkers.checker(
+            language, specs, lambda: self._compile(specs), self._checker_limits()
+        )
+
+    async def check_program(self, code: str, scope: Scope | None = None) -> CheckOutcome | None:
+        """The program checked against the declarations of the tools `scope` sees, by the
+        runtime's language's warm checker; None when nothing checks it (`off`, or no
+        checker for the language here)."""
+        if self.check == "off":
+            return None
+        language, specs = self._checker_request(scope)
+        checker, evicted = await asyncio.to_thread(self._warm_checker, language, specs)
+        for old in evicted:
+            await old.aclose()
+        if checker is None:
+            return None
+        return await checker.check(code)
+
+    def check_warmer(self, scope: Scope | None = None) -> Callable[[], None] | None:
+        """What makes the checker of the tools `scope` sees and starts it, off the path of
+        the first run: the tools are read here (on the loop that changes them), the returned
+        function blocks (call it in a thread, as `serve` does when the tools change). None
+        when programs are not checked."""
+        if self.check == "off" or self.mode_for(scope) == "native":
+            return None
+        try:
+            language, specs = self._checker_request(scope)
+        except CodeModeError:
+            return None
+
+        def warm() -> None:
+            checker, evicted = self._warm_checker(language, specs)
+            for old in evicted:
+                asyncio.run(old.aclose())
+            start = getattr(checker, "warm", None)
+            if callable(start):
+                start()
+
+        return warm
+
+    def warm_check(self, scope: Scope | None = None) -> None:
+        """`check_warmer(scope)`, called now (blocking)."""
+        warm = self.check_warmer(scope)
+        if warm is not None:
+            warm()
+
+    async def close_checkers(self) -> None:
+        """Stop every warm checker (a host that is done; a later check starts one again)."""
+        for checker in self.checkers.drain():
+            await checker.aclose()
 
     # --- execution -----------------------------------------------------------------------
 

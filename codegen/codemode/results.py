@@ -31,7 +31,7 @@ class ToolError:
     details: tuple[str, ...] = ()
     kind: str | None = None
     """For `CODE_RUN_FAILED`: exception, timeout, abort, worker-exit, invalid-output,
-    output-limit."""
+    output-limit, check (refused before it ran: `checks/verdict.py`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,20 +35,27 @@ OUTPUT_SCHEMA: dict[str, Any] = {
             "description": "What was cut to fit what clients accept, if anything was: the "
             "logs and the result keep their start, and stay valid JSON.",
         },
+        "check": {
+            "type": "string",
+            "description": "What the check before the run found and did not refuse the run "
+            "for, if anything, or why the program was not checked.",
+        },
     },
     "required": ["logs"],
     "additionalProperties": False,
 }
 
 
-def run_code_tool(language: str | None) -> dict[str, Any]:
+def run_code_tool(language: str | None, checked: bool = True) -> dict[str, Any]:
     """The `run_code` definition (`name`, `description`, `inputSchema`, `outputSchema`) in
     the flavor of `language`; `None` (no code runtime: offline harvesting) gives the
-    TypeScript flavor. An unknown language raises `UnknownLanguageError`."""
+    TypeScript flavor. `checked`: the description says programs are checked before they
+    run (a registry's `check` is not `off`). An unknown language raises
+    `UnknownLanguageError`."""
     flavor = run_code_flavor(language)
     return {
         "name": RUN_CODE,
-        "description": flavor.description,
+        "description": flavor.described(checked),
         "inputSchema": {
             "type": "object",
             "properties": {

@@ -47,6 +47,9 @@ request it answers, never read whole. Here, not beside the connection code, so r
 config (`serve --print-config-example`, a plan) needs no MCP SDK."""
 
 MODES = ("code", "both")
+CHECK_PROGRAMS = ("refuse", "warn", "off")
+"""What the check of a program before it runs does (`codemode.checks`): refuse a run with a
+definite mistake, only warn of it in the result, or no check."""
 SDK_PLACES = ("description", "instructions")
 """Where the SDK section goes: `run_code`'s description (every client shows tool
 descriptions to the model) or the server's `instructions` (shown only by some clients)."""
@@ -78,6 +81,7 @@ SETTING_KEYS = (
     "http_allowed_origins",
     "http_limits",
     "description_budget",
+    "check_programs",
 )
 TABLE_KEYS = ("mcpServers", *SETTING_KEYS)
 SETTINGS_KEY = "codegen"
@@ -179,6 +183,8 @@ class ServeSettings:
     """`HTTP_LIMIT_KEYS` names and their values (sizes in bytes)."""
     description_budget: int | None = None
     """UTF-16 code units the SDK text given up front may take (`codemode.tiers`)."""
+    check_programs: str | None = None
+    """`refuse`, `warn` or `off`: what the check of a program before it runs does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,6 +547,9 @@ def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reade
         if "http_limits" not in table
         else parse_limits(table["http_limits"], where("http_limits"), reader, HTTP_LIMIT_KEYS),
         description_budget=optional("description_budget", _budget(reader)),
+        check_programs=optional(
+            "check_programs", lambda value, at: reader.choice(value, at, CHECK_PROGRAMS)
+        ),
     )
 
 
@@ -631,6 +640,7 @@ SETTING_EXAMPLES: Mapping[str, Any] = {
     "http_allowed_hosts": [],
     "http_allowed_origins": [],
     "description_budget": 2048,
+    "check_programs": "refuse",
 }
 """Each setting of the example but the limits, at its default; `null` where the default is
 to leave it unset (stdio, not `http`; a token made per run; Node's own `typescript`)."""

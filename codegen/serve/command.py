@@ -82,6 +82,8 @@ class Plan:
     http_limits: HttpLimits = field(default_factory=HttpLimits)
     budget: int = DEFAULT_BUDGET
     """UTF-16 code units of the SDK text given up front (`codemode.tiers`)."""
+    check_programs: str = "refuse"
+    """What the check of a program before it runs does (`codemode.checks`)."""
 
 
 def _config(args: argparse.Namespace) -> ServeConfig:
@@ -177,6 +179,7 @@ def plan(args: argparse.Namespace) -> Plan:
             {**dict(settings.http_limits), **_flagged(args, HTTP_LIMIT_KEYS, "http_")}
         ),
         budget=budget,
+        check_programs=args.check_programs or settings.check_programs or "refuse",
     )
 
 
@@ -276,7 +279,11 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
     from .mcp_server import Host
     from .supervisor import Supervisor, start_all
 
-    registry = ToolRegistry(mode=settled.mode, budget=settled.budget)  # type: ignore[arg-type]
+    registry = ToolRegistry(
+        mode=settled.mode,  # type: ignore[arg-type]
+        budget=settled.budget,
+        check=settled.check_programs,  # type: ignore[arg-type]
+    )
     registry.mount_runtime(runtime)
     for upstream in settled.config.upstreams:
         if upstream.description:
@@ -306,6 +313,7 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
             await runtime.aclose()
             # before the interpreter finalizes: see `Host.close`
             await anyio.to_thread.run_sync(host.close)
+            await registry.close_checkers()
     return 0
 
 

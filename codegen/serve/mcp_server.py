@@ -96,8 +96,14 @@ class Host:
             if self.server is not None:
                 self.server.instructions = view.instructions
             if view.tier is not None:
-                if view.tier.tier == SEARCH:
-                    self._warm()
+                warmers: list[Callable[[], None]] = []
+                if view.tier.tier == SEARCH:  # here: the loop's registry is read
+                    warmers.append(self.registry.discovery().warm)
+                check = self.registry.check_warmer()
+                if check is not None:
+                    warmers.append(check)
+                if warmers:
+                    self._warm(warmers)
                 where = "run_code description" if self.place == "description" else "instructions"
                 told = f"{where}: {view.tier.describe(self.registry.budget)}"
                 if told != self._told:
@@ -105,11 +111,12 @@ class Host:
                     self.note(told)
         return self._view
 
-    def _warm(self) -> None:
-        """Build the catalog's search index and section slices now, in a thread, so the
-        first program that searches does not wait for them (a few hundred milliseconds at
-        thousands of tools). One thread at a time: tool sets that change while it works
-        are warmed once it is done, only the latest (a flood of changes builds one or two).
+    def _warm(self, warmers: list[Callable[[], None]]) -> None:
+        """Build the catalog's search index and section slices, and start the program
+        checker, now, in a thread, so the first program does not wait for them (a few hundred
+        milliseconds at thousands of tools). One thread at a time: tool sets that change
+        while it works are warmed once it is done, only the latest (a flood of changes
+        builds one or two).
 
         Not a daemon: the interpreter ends a daemon thread that is still running while it
         finalizes with `pthread_exit` as soon as the thread wants the GIL back, and inside
@@ -119,7 +126,7 @@ class Host:
         with self._warm_lock:
             if self._closed:
                 return
-            self._to_warm = self.registry.discovery()  # here: the loop's registry is read
+            self._to_warm = warmers
             if self._warming:
                 return
             self._warming = True
@@ -129,12 +136,13 @@ class Host:
     def _warm_latest(self) -> None:
         while True:
             with self._warm_lock:
-                discovery, self._to_warm = self._to_warm, None
-                if discovery is None:
+                warmers, self._to_warm = self._to_warm, None
+                if warmers is None:
                     self._warming = False
                     return
-            with contextlib.suppress(Exception):  # a program that asks is told what failed
-                discovery.warm()
+            for warm in warmers:
+                with contextlib.suppress(Exception):  # a program that asks is told what failed
+                    warm()
 
     def close(self) -> None:
         """Warm nothing more and wait for the warming under way (blocking: call it in a

@@ -4,7 +4,8 @@
 `python` and `typescript` are the runtimes, `python_worker.py` and `typescript_worker.js`
 the programs their workers run, `node_probe` finds Node and its type stripper,
 `typescript_package` the user's `typescript` package and `native_emit` runs TypeScript 7's
-`tsc` on a program before its worker gets it. They share
+`tsc` on a program before its worker gets it, in the run's sandbox (`one_shot`: a command
+run once there, held until `process_limits` has set its rlimits). They share
 `worker_host` (the host side: a worker per run, the spare, reaping), `conversation` (one
 run's messages and limits), `messages` (message sizes and strict decoding) and
 `worker_pool` (starting workers in their sandbox, killing their trees). How a worker is

@@ -3,9 +3,9 @@
 `probe_node` asks the binary its version once per runtime: it needs Node `MIN_NODE` or newer.
 Types are stripped by Node itself (`module.stripTypeScriptTypes`, Node 22.13+ and 23.2+);
 an older Node uses the user's `typescript` package (`typescript_package.py`: TypeScript 5
-and 6 compile in the worker, TypeScript 7's native `tsc` on the host before it), from the
-path the user configured, else from the Node installation's global packages, never from the
-working directory, which a cloned repository controls. For the same reason `node` is looked
+and 6 compile in the worker, TypeScript 7's native `tsc` in a sandbox of its own before it),
+from the path the user configured, else from the Node installation's global packages, never
+from the working directory, which a cloned repository controls. For the same reason `node` is looked
 up only in the absolute folders of PATH. Every message that names a version names the one found and the one needed, and what
 to run to get it.
 

@@ -1,11 +1,12 @@
 """`TypeScriptRuntime`: run_code programs in TypeScript, one fresh Node process per run.
 
 The worker (`typescript_worker.js`, a script Node runs; in a sandbox it is bound read-only
-at its own path) strips the program's types (see `node_probe.py`; with TypeScript 7 the host
-has emitted its JavaScript first, `native_emit.py`), runs it as the body of an async function
-with `tools` and `ToolCallError`, and talks to the host over the same pipes and protocol as
-the Python worker; everything on the host side (limits, pending calls, cancellation, the
-sandbox, the spare, reaping) is shared (`worker_host.py`, `conversation.py`).
+at its own path) strips the program's types (see `node_probe.py`; with TypeScript 7 its
+`tsc` has emitted the JavaScript first, in a sandbox of its own: `native_emit.py`), runs it
+as the body of an async function with `tools` and `ToolCallError`, and talks to the host
+over the same pipes and protocol as the Python worker; everything on the host side (limits,
+pending calls, cancellation, the sandbox, the spare, reaping) is shared (`worker_host.py`,
+`conversation.py`).
 
 Node cannot set its own rlimits, so the host sets them on the worker's process tree
 (`prlimit`) once it is ready and before its program is sent: CPU seconds (counted from
@@ -19,6 +20,7 @@ launcher sets PR_SET_PDEATHSIG before it becomes Node, so the worker dies with i
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import re
@@ -27,13 +29,16 @@ import signal as signals
 import sys
 from pathlib import Path
 
+from ..code_runtime import CodeRunFailed
 from ..run_limits import DESCRIPTORS, RuntimeLimits
-from ..sandbox.launchers import Launcher, children, image_launcher
+from ..sandbox.launchers import Launcher, image_launcher
 from .messages import FILE_BYTES
-from .native_emit import emit
+from .native_emit import compiler_image, emit, hold_compiler
 from .node_probe import NodeInstall, Stripper, check_stripper, probe_node
+from .one_shot import Held
+from .process_limits import Setting, apply_to_tree, usage
 from .worker_host import WorkerRuntime
-from .worker_pool import READ, WRITE, Started, start_worker
+from .worker_pool import READ, WRITE, SparePool, Started, discard, start_worker
 
 DIE_WITH_HOST = """\
 import os, sys
@@ -87,22 +92,56 @@ class TypeScriptRuntime(WorkerRuntime):
         self.stripper: Stripper = check_stripper(stripper)
         self.install: NodeInstall | None = None
         """The Node in use, once the first run has probed it."""
+        self.compiler: Launcher | None = None
+        """TypeScript 7's compiler in the run's sandbox, when it compiles the programs."""
+        self._compilers: SparePool[Held] = SparePool()
+        """With `spare`, one compiler held ahead of the next run's program."""
 
     def _make_launcher(self) -> Launcher:
         install = probe_node(self.node, self.typescript, self.stripper)
         chosen = image_launcher(self.sandbox, install.image(WORKER))
+        if install.tsc is not None and install.typescript is not None:
+            image = compiler_image(install.tsc, install.typescript.version)
+            self.compiler = image_launcher(self.sandbox, image)
         self.install = install
         if not chosen.sandboxed:  # started through DIE_WITH_HOST, a Python program
             return Launcher("none", sys.executable, (), ())
         return chosen
 
     def _prepares(self) -> bool:
-        return self.install is not None and self.install.tsc is not None
+        return self.compiler is not None
 
     async def _prepare(self, program: str) -> str:
-        install = self.install
-        assert install is not None and install.typescript is not None and install.tsc
-        return await emit(install.tsc, program, self.limits, install.typescript.version)
+        """TypeScript 7's JavaScript of `program`, from the spare compiler if one is held
+        (with `spare`, the next one is started once this compile is done)."""
+        install, compiler = self.install, self.compiler
+        assert install is not None and install.typescript is not None and compiler
+        start = self._compilers.take() or asyncio.ensure_future(self._hold_compiler())
+        try:
+            held = await start
+        except asyncio.CancelledError:
+            discard(start)
+            raise
+        except OSError as error:
+            tsc = compiler.executable
+            raise CodeRunFailed("worker-exit", f"{tsc} could not start: {error}") from None
+        try:
+            return await emit(held, program, self.limits, install.typescript.version)
+        finally:
+            if self.spare:
+                self._compilers.refill(asyncio.ensure_future(self._hold_compiler()))
+
+    async def _hold_compiler(self) -> Held:
+        assert self.compiler is not None
+        return await hold_compiler(self.compiler, self.limits)
+
+    async def wait_spare(self) -> None:
+        await super().wait_spare()
+        await self._compilers.wait()
+
+    async def aclose(self) -> None:
+        await self._compilers.aclose()
+        await super().aclose()
 
     async def _start(self, chosen: Launcher) -> Started:
         install = self.install
@@ -146,69 +185,22 @@ def limit_tree(
     lacks CAP_SYS_RESOURCE (as in many containers) sets them as that uid."""
     if not hasattr(resource, "prlimit"):
         return  # not Linux: only the V8 heap limit and the wall clock apply
-    settings = [(resource.RLIMIT_CORE, 0)]
+    fixed = [(resource.RLIMIT_CORE, 0, 0)]
     if sandboxed:  # inside its user namespace RLIMIT_NPROC counts the sandbox's processes
-        settings += [
-            (resource.RLIMIT_NPROC, limits.processes),
-            (resource.RLIMIT_FSIZE, FILE_BYTES),
-            (resource.RLIMIT_NOFILE, DESCRIPTORS),
+        fixed += [
+            (resource.RLIMIT_NPROC, limits.processes, limits.processes),
+            (resource.RLIMIT_FSIZE, FILE_BYTES, FILE_BYTES),
+            (resource.RLIMIT_NOFILE, DESCRIPTORS, DESCRIPTORS),
         ]
-    plan: list[tuple[int, list[tuple[int, int, int]]]] = []
-    pending = [root]
-    while pending:
-        pid = pending.pop()
-        used, mapped = _usage(pid)
+
+    def settings_for(pid: int) -> list[Setting]:
+        used, mapped = usage(pid)
         cpu = limits.cpu_seconds + math.ceil(used)
         address_space = mapped + limits.memory_bytes
-        each = [
+        return [
             (resource.RLIMIT_CPU, cpu, cpu + 1),
             (resource.RLIMIT_AS, address_space, address_space),
-            *((which, value, value) for which, value in settings),
+            *fixed,
         ]
-        try:
-            _apply(pid, each)
-        except PermissionError:
-            if run_as is None:
-                raise
-            plan.append((pid, each))
-        pending.extend(children(pid))
-    if plan:
-        _apply_as(run_as, plan)  # type: ignore[arg-type]
 
-
-def _apply(pid: int, settings: list[tuple[int, int, int]]) -> None:
-    for which, soft, hard in settings:
-        resource.prlimit(pid, which, (soft, hard))
-
-
-def _apply_as(run_as: tuple[int, int], plan: list[tuple[int, list[tuple[int, int, int]]]]) -> None:
-    """`_apply` from a child that takes the sandbox's uid and gid: lowering a limit of a
-    process of one's own uid needs no capability."""
-    uid, gid = run_as
-    child = os.fork()
-    if child == 0:
-        status = 1
-        try:
-            os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
-            for pid, settings in plan:
-                _apply(pid, settings)
-            status = 0
-        finally:
-            os._exit(status)
-    _, status = os.waitpid(child, 0)
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-        raise PermissionError(f"the limits could not be set as uid {uid}")
-
-
-_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _usage(pid: int) -> tuple[float, int]:
-    """The CPU seconds (user plus system) `pid` has used and the bytes of address space it
-    holds; `OSError` if it is gone."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    # fields from the third on: utime is the 14th, stime the 15th, vsize the 23rd
-    return (int(fields[11]) + int(fields[12])) / _TICKS, int(fields[20])
+    apply_to_tree(root, settings_for, run_as)

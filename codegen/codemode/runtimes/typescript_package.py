@@ -4,7 +4,7 @@ TypeScript 5 and 6 are JavaScript: the worker loads the package and calls its
 `transpileModule`. TypeScript 7 (what `npm install typescript` installs since 7.0) is a
 native compiler with no JavaScript transpile API: its `tsc` binary comes in a platform
 package npm installs beside it (`@typescript/typescript-<platform>-<arch>`), and it emits
-each program's JavaScript on the host before the worker gets it (`native_emit.py`).
+each program's JavaScript in the run's sandbox before the worker gets it (`native_emit.py`).
 
 The package comes from the directory the user configured (the package itself, or a folder
 holding `node_modules/typescript`), else from the global packages of the Node installation
@@ -49,7 +49,11 @@ class TypeScriptPackage:
         return major_of(self.version) >= NATIVE_MAJOR
 
     def describe(self) -> str:
-        how = "its native tsc, on the host" if self.tsc else "its transpileModule, in the worker"
+        how = (
+            "its native tsc, before the worker"
+            if self.tsc
+            else "its transpileModule, in the worker"
+        )
         return f"TypeScript {self.version} ({how})"
 
 

@@ -4,10 +4,11 @@ finished runs reaped in the background.
 
 A language is a subclass that says only how to make its launcher (`_make_launcher`, which
 probes the sandbox and whatever the worker needs) and how to start its worker (`_start`);
-optionally it turns a program into what its worker runs on the host first (`_prepare`, by
-the run's deadline), names a trivial program for `check` (`trial_program`), and explains an
-early exit that means something in that language (`explain_exit`). Everything else (the pipe
-protocol, limits, pending calls, cancellation, reaping) is `conversation.WorkerRun`, shared.
+optionally it turns a program into what its worker runs before the worker gets it
+(`_prepare`, by the run's deadline), names a trivial program for `check` (`trial_program`),
+and explains an early exit that means something in that language (`explain_exit`).
+Everything else (the pipe protocol, limits, pending calls, cancellation, reaping) is
+`conversation.WorkerRun`, shared.
 
 `check` is for a host that should refuse to start rather than fail every run (`codegen
 serve`): it makes the launcher and runs a trivial program in a worker of its own.
@@ -50,7 +51,7 @@ class WorkerRuntime:
         self.spawned: list[int] = []
         """Process ids of the workers started so far (each led its own process group)."""
         self._launcher: Launcher | None = None
-        self._pool = SparePool()
+        self._pool: SparePool[Started] = SparePool()
         self._burying: set[asyncio.Task[None]] = set()
         """Killed workers being reaped after their runs returned."""
         self._guard = ShutdownGuard(self.aclose)
@@ -74,8 +75,8 @@ class WorkerRuntime:
         return False
 
     async def _prepare(self, program: str) -> str:
-        """The program as the worker takes it, made on the host; `CodeRunFailed` when it
-        cannot be (a syntax error)."""
+        """The program as the worker takes it, made before the worker gets it (TypeScript 7's
+        compiler, in the run's sandbox); `CodeRunFailed` when it cannot be (a syntax error)."""
         return program
 
     def explain_exit(self, code: int, stderr: str) -> tuple[str, str] | None:

@@ -16,7 +16,7 @@ import signal as signals
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..run_limits import RuntimeLimits
 from ..sandbox.cgroups import RunCgroup
@@ -51,7 +51,7 @@ class Started:
         if self.cgroup is not None:
             cgroup, self.cgroup = self.cgroup, None
             if not self.loop.is_closed():
-                _clean_up(self.loop, cgroup.dispose())
+                clean_up(self.loop, cgroup.dispose())
 
 
 def kill(process: asyncio.subprocess.Process) -> None:
@@ -69,7 +69,7 @@ def kill(process: asyncio.subprocess.Process) -> None:
     except RuntimeError:
         _close_transport(process)  # no loop will reap it: close it as it is
         return
-    _clean_up(loop, _close_once_reaped(process))
+    clean_up(loop, _close_once_reaped(process))
 
 
 _CLEANUPS: set[asyncio.Task[Any]] = set()
@@ -77,7 +77,9 @@ _CLEANUPS: set[asyncio.Task[Any]] = set()
 reaped, cgroups for their processes to be gone."""
 
 
-def _clean_up(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, Any]) -> None:
+def clean_up(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, Any]) -> None:
+    """Run `work` (what is left of a disposed process) on `loop`; `cleanups_done` waits
+    for it."""
     task = loop.create_task(work)
     _CLEANUPS.add(task)
     task.add_done_callback(_CLEANUPS.discard)
@@ -294,13 +296,26 @@ async def _ready(process: asyncio.subprocess.Process, fd: int) -> None:
     raise OSError(f"the worker ended before it was ready{': ' + detail if detail else ''}")
 
 
-class SparePool:
-    """At most one worker started ahead of the next run, on the loop that will use it."""
+class Spare(Protocol):
+    """What a spare is: a started process waiting for its run (a worker, or a held one-shot
+    command), owned by the run that takes it."""
+
+    process: asyncio.subprocess.Process
+    owned: bool
+
+    def dispose(self) -> None: ...
+
+
+SpareT = TypeVar("SpareT", bound=Spare)
+
+
+class SparePool(Generic[SpareT]):
+    """At most one spare started ahead of the next run, on the loop that will use it."""
 
     def __init__(self) -> None:
-        self.pending: asyncio.Task[Started] | None = None
+        self.pending: asyncio.Task[SpareT] | None = None
 
-    def take(self) -> asyncio.Task[Started] | None:
+    def take(self) -> asyncio.Task[SpareT] | None:
         """The spare (started or starting) for this run, or None; the caller owns it."""
         task, self.pending = self.pending, None
         if task is None:
@@ -310,7 +325,7 @@ class SparePool:
             return None
         return task
 
-    def refill(self, start: asyncio.Task[Started]) -> None:
+    def refill(self, start: asyncio.Task[SpareT]) -> None:
         discard(self.pending)
         self.pending = start
 
@@ -343,12 +358,12 @@ class SparePool:
                 await asyncio.wait_for(started.process.stderr.read(), 1)
 
 
-def discard(task: asyncio.Task[Started] | None) -> None:
-    """Dispose of a worker nobody will use: now if it has started, else when it does."""
+def discard(task: asyncio.Task[SpareT] | None) -> None:
+    """Dispose of a spare nobody will use: now if it has started, else when it does."""
     if task is None:
         return
 
-    def dispose(done: asyncio.Task[Started]) -> None:
+    def dispose(done: asyncio.Task[SpareT]) -> None:
         if done.cancelled() or done.exception() is not None:
             return
         started = done.result()

@@ -135,8 +135,19 @@ class WorkerImage:
     booter: str
     """The Python interpreter that runs `nsboot` for the `namespaces` sandbox."""
     epoll: bool = True
-    """Whether the worker waits with epoll (Node's event loop does; the Python worker polls
-    with `poll`, so its filter refuses epoll: see `seccomp.EPOLL`)."""
+    """Whether the worker waits with epoll (Node's event loop does, and so does Go's runtime;
+    the Python worker polls with `poll`, so its filter refuses epoll: see `seccomp.EPOLL`)."""
+    answer: str = "ok"
+    """What `probe` makes `executable` print."""
+
+
+Link = tuple[str, str]
+"""A symbolic link a sandbox holds: (where, what it points to)."""
+
+Hold = tuple[int, int]
+"""Descriptors that hold a sandboxed command before it starts: (ready, go). The sandbox
+closes every copy of `ready` once its command waits (bubblewrap first writes its child's
+pid there), and the command starts only once the host writes a byte to `go`."""
 
 
 @dataclass
@@ -173,23 +184,34 @@ class Launcher:
     epoll: bool = True
     """See `WorkerImage.epoll`."""
 
-    def spawn(self, arguments: Sequence[str], environment: dict[str, str]) -> Spawn:
-        """The command line and what goes with it; the caller must `close()` the result."""
+    def spawn(
+        self,
+        arguments: Sequence[str],
+        environment: dict[str, str],
+        links: Sequence[Link] = (),
+        hold: Hold | None = None,
+    ) -> Spawn:
+        """The command line and what goes with it; the caller must `close()` the result.
+        In a sandbox, `links` are symbolic links of this start only (in its `/tmp`, say),
+        and `hold` keeps the command from starting until the host lets it (`Hold`)."""
         command = [self.executable, *arguments]
         if self.mode == "none":
+            if links or hold:
+                raise ValueError("links and holds are a sandbox's")
             return Spawn(command)
         run_as = fresh_identity() if self.drops_root else None
         if self.mode == "bubblewrap":
-            return _bwrap_spawn(self, environment, command, run_as)
+            return _bwrap_spawn(self, environment, command, run_as, links, hold)
         config = {
             "root": "/tmp",
             "read_only": list(self.read_only),
-            "symlinks": dict(self.symlinks),
+            "symlinks": dict((*self.symlinks, *links)),
             "tmp_bytes": TMP_BYTES,
             "proc_dirs": list(_present(PROC_DIRS)),
             "proc_files": list(_present(PROC_FILES)),
             "seccomp": (filter_program(epoll=self.epoll) or b"").hex(),
             "run_as": None if run_as is None else list(run_as),
+            "hold": None if hold is None else list(hold),
             "command": command,
             "environment": environment,
         }
@@ -212,6 +234,8 @@ def _bwrap_spawn(
     environment: dict[str, str],
     command: list[str],
     run_as: tuple[int, int] | None,
+    links: Sequence[Link] = (),
+    hold: Hold | None = None,
 ) -> Spawn:
     bwrap = find_program("bwrap") or "bwrap"
     spawn = Spawn([], run_as=run_as)
@@ -243,7 +267,7 @@ def _bwrap_spawn(
                 argv += ["--perms", "0444", "--ro-bind-data", str(handle), path]
             else:
                 argv += ["--ro-bind", path, path]
-        for link, target in launcher.symlinks:
+        for link, target in (*launcher.symlinks, *links):
             argv += ["--symlink", target, link]
         # /dev holds a few device nodes and nothing writable (bubblewrap's /dev is a tmpfs
         # with no size limit, /dev/shm in it)
@@ -264,6 +288,10 @@ def _bwrap_spawn(
             finally:
                 os.close(write)
             argv += ["--seccomp", str(read)]
+        if hold is not None:
+            # bubblewrap writes its child's pid to `ready` and closes it; the child waits
+            # for `go` once the sandbox is built, before it starts anything
+            argv += ["--info-fd", str(hold[0]), "--block-fd", str(hold[1])]
     except BaseException:
         spawn.close()
         raise
@@ -432,7 +460,7 @@ def _launcher(mode: SandboxMode, image: WorkerImage, drops_root: bool) -> Launch
             candidate = Launcher(
                 kind, image.executable, paths, links, image.booter, drops_root, image.epoll
             )
-            problem = _probe(candidate, image.probe)
+            problem = _probe(candidate, image.probe, image.answer)
             if problem is None:
                 log.debug("run_code sandbox: %s", kind)
                 if filter_program() is None:
@@ -467,8 +495,8 @@ def unreachable(path: str, uid: int, gid: int) -> str | None:
     return None
 
 
-def _probe(candidate: Launcher, arguments: Sequence[str]) -> str | None:
-    """None when a trivial program runs in the sandbox, else why not."""
+def _probe(candidate: Launcher, arguments: Sequence[str], answer: str = "ok") -> str | None:
+    """None when a trivial program runs in the sandbox (it prints `answer`), else why not."""
     if candidate.mode == "bubblewrap" and find_program("bwrap") is None:
         return "`bwrap` is not installed (looked for in PATH's absolute folders)"
     if candidate.mode == "bubblewrap" and candidate.drops_root:
@@ -498,7 +526,7 @@ def _probe(candidate: Launcher, arguments: Sequence[str]) -> str | None:
         return str(error)
     finally:
         spawn.close()
-    if probe.returncode == 0 and probe.stdout.strip() == "ok":
+    if probe.returncode == 0 and probe.stdout.strip() == answer:
         return None
     said = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
     return said[:300]

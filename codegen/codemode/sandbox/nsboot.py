@@ -24,7 +24,11 @@ What it builds, in order (the same isolation as the bubblewrap sandbox):
    host's tree detached; no network but a loopback that is down;
 5. a second, nested user namespace in which the command runs as uid 65534 with no
    capabilities over the mounts above (they belong to the outer namespace),
-   PR_SET_NO_NEW_PRIVS, and the system-call filter (`seccomp.py`) the host built.
+   PR_SET_NO_NEW_PRIVS, and the system-call filter (`seccomp.py`) the host built;
+6. with CONFIG's `hold` (two descriptors, ready and go), the command's process closes
+   `ready` and waits for a byte on `go` before it becomes the command, so the host can set
+   the limits it inherits first (as bubblewrap's `--info-fd` and `--block-fd`); a `go`
+   closed without that byte ends it.
 
 The launcher waits for the child and exits with its status; killing it kills the sandbox.
 Any failure is one line on stderr and exit status 125, before the command runs.
@@ -381,13 +385,15 @@ def install_filter(program: bytes) -> None:
     )
 
 
-def reap(command: list[str], environment: dict[str, str]) -> int:
+def reap(command: list[str], environment: dict[str, str], hold: list[int] | None = None) -> int:
     """Pid 1's job: start the command as pid 2 (so it gets the usual signal semantics; the
     kernel protects pid 1 from its own namespace), reap every orphan, and end with the
     command's status, which ends the namespace and everything left in it."""
     worker = os.fork()
     if worker == 0:
         try:
+            if hold is not None:
+                wait_for_go(*hold)
             os.execve(command[0], command, environment)
         except OSError as error:
             os.write(2, f"sandbox (namespaces): cannot start {command[0]}: {error}\n".encode())
@@ -402,6 +408,21 @@ def reap(command: list[str], environment: dict[str, str]) -> int:
             continue
         if pid == worker:
             return 128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+
+def wait_for_go(ready: int, go: int) -> None:
+    """Step 6: tell the host the command is about to start (the last copy of `ready` is
+    this process's: pid 1 and the launchers closed theirs), then wait for its byte."""
+    os.close(ready)
+    while True:
+        try:
+            answer = os.read(go, 1)
+            break
+        except InterruptedError:
+            continue
+    if answer != b"g":
+        os._exit(FAILED)  # the host let go of it without a start
+    os.close(go)
 
 
 def wait_for(pid: int) -> int:
@@ -462,7 +483,7 @@ def sandbox(config: dict[str, Any], sources: dict[str, int]) -> int:
         except (SetupError, OSError) as error:
             os.write(2, f"sandbox (namespaces): {error}\n".encode())
             os._exit(FAILED)
-        os._exit(reap(config["command"], config["environment"]))
+        os._exit(reap(config["command"], config["environment"], config.get("hold")))
     close_others(alive_write)
     _signal.signal(_signal.SIGTERM, lambda *_: os.kill(pid, _signal.SIGKILL))
     return wait_for(pid)
