@@ -596,6 +596,17 @@ def _add_serve_command(commands: Any) -> None:
         "with a definite mistake (the default), warn of it in the result, or off",
     )
     serve.add_argument(
+        "--audit-log",
+        metavar="FILE",
+        help="append a JSON line per tool call to FILE: who, what, the policy's decision, the "
+        "outcome, a digest of the arguments (default: the config's audit_log, else none)",
+    )
+    serve.add_argument(
+        "--audit-arguments",
+        action="store_true",
+        help="record the arguments themselves in the audit log (they may carry secrets)",
+    )
+    serve.add_argument(
         "--sandbox",
         choices=("auto", "bubblewrap", "namespaces", "none"),
         help="how programs are contained (default: the config's, else auto); none runs them "

@@ -499,9 +499,21 @@ def tool_records(
             "description": long_or(text),
             "title": text,
             "outputSchema": schemas,
-            "annotations": st.fixed_dictionaries({}, optional={"title": text}),
+            "annotations": st.fixed_dictionaries(
+                {},
+                optional={"title": text, **{key: hint_values(text) for key in HINT_KEYS}},
+            ),
         },
     )
+
+
+HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+def hint_values(text: st.SearchStrategy[str]) -> st.SearchStrategy[Any]:
+    """An MCP behaviour hint as servers send it: mostly a boolean, sometimes anything else
+    (which the sections must ignore)."""
+    return st.one_of(st.booleans(), st.none(), st.integers(-1, 2), text)
 
 
 def _with_broken(tools: list[Any], broken: tuple[int, Any, int]) -> dict[str, Any]:

@@ -313,11 +313,38 @@ def _check_section_function(
             and decorator.args[0].value == tool.name,
             f"python section: {tool.name!r} is not marked @tool with its exact name",
         )
-    description = description_lines(tool.description)
+    description = _hinted(description_lines(tool.description), tool.annotations)
     if description:
         _check_docstring_value(node.body[0], description, f"python section: {tool.name!r}")
     else:
         require(not _is_docstring(node.body[0]), f"python section: {tool.name!r} docstring")
+
+
+def _hinted(lines: tuple[str, ...], annotations: str | None) -> tuple[str, ...]:
+    """A tool's description lines led by its annotation hints, as the section writes them
+    (`[read-only, closed-world] ...`): the rule of `render/sections/hints.py`, written again
+    here. An exact `true` shows, an exact `false` only against MCP's default of `true`;
+    `destructive` and `idempotent` never beside `read-only`."""
+    data = json.loads(annotations) if annotations else None
+    if not isinstance(data, dict):
+        return lines
+    read_only = data.get("readOnlyHint") is True
+    table = (
+        ("readOnlyHint", "read-only", None),
+        ("destructiveHint", "destructive", "non-destructive"),
+        ("idempotentHint", "idempotent", None),
+        ("openWorldHint", "open-world", "closed-world"),
+    )
+    marks = [
+        (when_true if data.get(key) is True else when_false)
+        for key, when_true, when_false in table
+        if not (read_only and key in ("destructiveHint", "idempotentHint"))
+        and (data.get(key) is True or (data.get(key) is False and when_false))
+    ]
+    if not marks:
+        return lines
+    tag = "[" + ", ".join(str(mark) for mark in marks) + "]"
+    return (f"{tag} {lines[0]}", *lines[1:]) if lines else (tag,)
 
 
 def _parsed(text: str) -> ast.Module:

@@ -54,6 +54,7 @@ PROMPT_CASES = (
     "empty",
     "recursion",
     "open_closed",
+    "mcp_tools_list",
 )
 
 

@@ -385,7 +385,7 @@ def test_no_sandbox_only_from_the_command_line_and_announced(tmp_path: Path) -> 
     )
     try:
         serve.wait_for("WITHOUT isolation")
-        serve.wait_for("tools")
+        serve.wait_for(": 2 tools")  # the upstream is served
     finally:
         serve.process.stdin.close()  # type: ignore[union-attr]
         assert serve.stop() == 0

@@ -25,6 +25,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from .approval.pausing import PAUSER, Pausable
 from .checks import verdict
 from .checks.outcome import CheckMode, CheckOutcome
 from .code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
@@ -155,6 +156,9 @@ class _SubCall:
     arguments: Any
     future: asyncio.Future[Any]
     committed: asyncio.Event = field(default_factory=asyncio.Event)
+    clock: Pausable | None = None
+    """The run's clock (`approval.pausing`), read where the runtime made the call: the
+    driver asks for approvals in a task of its own."""
 
 
 class ProgramRun:
@@ -209,6 +213,7 @@ class ProgramRun:
             name,
             frozen,
             asyncio.get_running_loop().create_future(),
+            clock=PAUSER.get(),
         )
         self.queue.append(sub)
         self.wakeup.set()
@@ -255,7 +260,11 @@ class ProgramRun:
                 self._abandon(sub)
                 return
             await self._event("start", sub)
-            early, final = await pending.prepare()
+            clock = PAUSER.set(sub.clock)  # the policy's wait for the user stops the run's clock
+            try:
+                early, final = await pending.prepare()
+            finally:
+                PAUSER.reset(clock)
         if early is not None:
             if self.closed and early.code == ErrorCode.ABORTED_BEFORE_DISPATCH:
                 early = self._abandoned(sub)  # the run settled while policy decided

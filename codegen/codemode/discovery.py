@@ -10,8 +10,9 @@ tool set and shared by every run that sees the same set; building happens in a t
 caller's `answer` is blocking), guarded by a lock.
 
 Answers are plain JSON values, kept small: a search returns at most `MAX_HITS` one-line hits
-(about 250 characters each), with how many tools matched and whether the list was cut; an
-unknown name gets the closest hits instead of the list of every tool.
+(at most 250 characters each; a tool's annotation hints, `[read-only]`, lead its sentence as
+in the section and are never cut), with how many tools matched and whether the list was
+cut; an unknown name gets the closest hits instead of the list of every tool.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..render.sections.hints import tag
 from ..render.text import truncate
 from ..search.documents import split_name
 from .specs import ToolSpec
@@ -139,13 +141,19 @@ class Discovery:
         lines = []
         for name in names:
             part = slices[name]
+            marks = tag(part.marks)
+            room = LINE_LIMIT - 40 - (len(marks) + 1 if marks else 0)  # hints are never cut
             call = part.call + part.signature
-            if len(call) > LINE_LIMIT - 40:
-                call = call[: LINE_LIMIT - 43] + "..."
+            if len(call) > room:
+                call = call[: room - 3] + "..."
             line = call
-            if part.summary:
-                summary = truncate(part.summary, LINE_LIMIT - len(call) - len(comment) - 3)
-                line = f"{call}  {comment} {summary}"
+            if part.summary or marks:
+                room = LINE_LIMIT - len(call) - len(comment) - 3
+                text = marks
+                if part.summary:
+                    lead = f"{marks} " if marks else ""
+                    text = lead + truncate(part.summary, room - len(lead))
+                line = f"{call}  {comment} {text}"
             lines.append(line)
         return lines
 

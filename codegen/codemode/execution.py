@@ -4,6 +4,7 @@ receives (`ToolContext`)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,21 @@ class ToolCall:
     parent: ParentToken | None = None
 
 
+@dataclass(slots=True)
+class Decided:
+    """What the policy made of one call, filled in as it goes (the audit log reads it):
+    `decision` is `allowed`, `asked-accepted`, `asked-declined` or `denied`; `because` the
+    rule or default behind it; `answer` how an ask was answered."""
+
+    decision: str = "allowed"
+    because: str | None = None
+    answer: str | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
 @dataclass(frozen=True, slots=True)
 class Execution:
     """The record policies and handlers see: the arguments are a frozen JSON snapshot."""
@@ -61,6 +77,7 @@ class Execution:
     scope: Scope | None
     parent: ParentToken | None
     signal: AbortSignal | None
+    decided: Decided = field(default_factory=Decided, compare=False)
 
     @property
     def nested(self) -> bool:

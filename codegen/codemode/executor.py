@@ -6,7 +6,10 @@
    `UNKNOWN_TOOL` (or `ABORTED_BEFORE_DISPATCH` when its signal is already aborted). No
    listener, approval request or guard ever sees a collapsed call.
 2. Abort check.
-3. Pre-execute listeners (`Allow` / `Deny` / `Ask`, `Ask` going to the approval service).
+3. The user's policy (`approval/rules.py`): `deny` refuses any call, `ask` sends a
+   program's call to the approval service; then the pre-execute listeners (`Allow` / `Deny`
+   / `Ask`, `Ask` going to the approval service). What was decided is kept on the
+   execution (`Execution.decided`) for the audit log.
 4. Guards: the registry's first, then each scope from the farthest to the nearest.
 5. Abort check, then dispatch: around-dispatch wrappers around the handler, argument
    validation against the input schema, output validation against the output schema; a
@@ -24,11 +27,15 @@ import logging
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .approval.pausing import user_time
+from .approval.rules import Verdict
 from .execution import Execution, ToolCall, ToolContext
 from .jsonvalue import NotJsonError, off_loop, snapshot
 from .policy import (
+    APPROVED,
     Accept,
     Allow,
+    Answer,
     ApprovalService,
     AroundDispatch,
     Ask,
@@ -65,6 +72,8 @@ class RegistryView(Protocol):
     approval: ApprovalService | None
     around_dispatch: list[AroundDispatch]
     observers: list[Observer]
+
+    def policy_verdict(self, execution: Execution) -> Verdict | None: ...
 
     def get(self, name: str, scope: Scope | None = None) -> ToolSpec | None: ...
 
@@ -164,6 +173,19 @@ async def execute(registry: RegistryView, call: ToolCall) -> ToolResult:
 async def _policy(registry: RegistryView, execution: Execution) -> ToolResult | None:
     """None to go on, or the result of a denial."""
     assert execution.scope is not None
+    verdict = registry.policy_verdict(execution)
+    if verdict is not None:
+        execution.decided.because = verdict.because
+        if verdict.action == "deny":
+            execution.decided.decision = "denied"
+            return _denied(
+                execution,
+                f'the policy denies calls to "{execution.name}" ({verdict.because})',
+            )
+        if verdict.action == "ask" and execution.nested:
+            outcome = await _approve(registry, execution, verdict.because, from_policy=True)
+            if outcome is not None:
+                return outcome
     for scope in execution.scope.chain():
         for listener in scope.pre_execute:
             try:
@@ -178,6 +200,7 @@ async def _policy(registry: RegistryView, execution: Execution) -> ToolResult | 
                     )
                 ) from None
             if isinstance(decision, Deny):
+                execution.decided.decision = "denied"
                 return _denied(execution, decision.reason)
             if isinstance(decision, Ask):
                 outcome = await _approve(registry, execution, decision.reason)
@@ -192,31 +215,54 @@ async def _policy(registry: RegistryView, execution: Execution) -> ToolResult | 
             except Exception as error:
                 refusal = f"guard failed: {_text(error)}"
             if refusal:
+                execution.decided.decision = "denied"
                 return _denied(execution, str(refusal))
     return None
 
 
 async def _approve(
-    registry: RegistryView, execution: Execution, reason: str | None
+    registry: RegistryView, execution: Execution, reason: str | None, from_policy: bool = False
 ) -> ToolResult | None:
+    """None when the approval service allows the call, else the refusal (and what was
+    asked and answered, on `execution.decided`)."""
     name = execution.name
+    decided = execution.decided
+    why = f" (asked because of {reason})" if reason else ""
     if registry.approval is None:
+        decided.decision, decided.answer = "denied", "no approval service"
+        if not from_policy:  # a listener's own words
+            return _denied(
+                execution,
+                reason or f'tool "{name}" requires approval and no approval service is available',
+            )
         return _denied(
             execution,
-            reason or f'tool "{name}" requires approval and no approval service is available',
+            f'the call to "{name}" needs approval{why} and no approval service is set; '
+            "allow it with a policy rule, or set one",
         )
     try:
-        outcome = await registry.approval.request(execution, reason)
+        with user_time():  # the run's clock stops while the user decides
+            answer = await registry.approval.request(execution, reason)
     except Exception as error:
+        decided.decision, decided.answer = "denied", "approval failed"
         return _denied(execution, f'approval of "{name}" failed: {_text(error)}')
-    if outcome == "allowed-once":
+    outcome, message = (
+        (answer.outcome, answer.message) if isinstance(answer, Answer) else (answer, None)
+    )
+    decided.answer = str(outcome)
+    if outcome in APPROVED:
+        decided.decision = "asked-accepted"
         return None
+    decided.decision = "denied" if outcome == "unavailable" else "asked-declined"
     if outcome == "cancelled" and is_aborted(execution.signal):
         return aborted_before_dispatch(execution.call_id, name)
+    if message is not None:
+        return _denied(execution, message)
     reasons = {
-        "rejected": f'the user rejected the call to "{name}"',
-        "cancelled": f'approval of the call to "{name}" was cancelled',
-        "unavailable": f'tool "{name}" requires approval, which is unavailable right now',
+        "rejected": f'the user rejected the call to "{name}"{why}',
+        "cancelled": f'the user cancelled the request to approve "{name}"{why}',
+        "timed-out": f'nobody answered the request to approve "{name}" in time{why}',
+        "unavailable": f'tool "{name}" requires approval{why}, which is unavailable right now',
     }
     return _denied(execution, reasons.get(str(outcome), f"approval answered {outcome!r}"))
 

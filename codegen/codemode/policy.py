@@ -38,7 +38,20 @@ class Ask:
 
 Decision: TypeAlias = Allow | Deny | Ask
 
-ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+ApprovalOutcome = Literal[
+    "allowed-once", "allowed-for-session", "rejected", "cancelled", "timed-out", "unavailable"
+]
+APPROVED: tuple[ApprovalOutcome, ...] = ("allowed-once", "allowed-for-session")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An approval service's answer with its own words: why it could not ask, or how the
+    call was allowed (an earlier "for the rest of the session", say)."""
+
+    outcome: ApprovalOutcome
+    message: str | None = None
+
 
 _UNSET: Any = object()
 
@@ -80,9 +93,10 @@ Observer: TypeAlias = Callable[["Execution | None", "ToolResult"], Any]
 
 
 class ApprovalService:
-    """Asks a human (or a policy engine) whether a call may run."""
+    """Asks a human (or a policy engine) whether a call may run. `reason` is why it is
+    asked (the policy's rule or default)."""
 
-    async def request(self, execution: Execution, reason: str | None) -> ApprovalOutcome:
+    async def request(self, execution: Execution, reason: str | None) -> ApprovalOutcome | Answer:
         raise NotImplementedError
 
 

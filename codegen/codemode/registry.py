@@ -28,12 +28,14 @@ from typing import Any
 
 from .. import ir
 from ..render.text import truncate
+from .approval.hints import ToolHints
+from .approval.rules import DEFAULT_POLICY, Policy, Verdict
 from .bridge import present_run_output, run_code_handler
 from .checks.cache import CheckerCache
 from .checks.outcome import CHECK_MODES, CheckLimits, CheckMode, CheckOutcome, ProgramChecker
 from .code_runtime import CodeRuntime
 from .discovery import Discovery, server_of
-from .execution import ToolCall
+from .execution import Execution, ToolCall
 from .executor import execute
 from .fitting import DEFAULT_RESULT_TOKENS
 from .languages import run_code_flavor, sdk_renderer
@@ -76,6 +78,7 @@ class ToolRegistry:
         max_parallel_sub_calls: int = 10,
         budget: int | None = DEFAULT_BUDGET,
         check: CheckMode = "refuse",
+        policy: Policy = DEFAULT_POLICY,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -92,6 +95,9 @@ class ToolRegistry:
         self.observers: list[Observer] = []
         self.dispatch_observers: list[Callable[[Any], Any]] = []
         self.approval: ApprovalService | None = None
+        self.policy = policy
+        """The user's rules for calls (`approval/rules.py`): by default a program's call to
+        a tool that says `destructiveHint: true` is asked about through `approval`."""
         self.prompt = PromptAssembler(self)
         self._run_code_specs: dict[str, ToolSpec] = {}
         self.budget = _checked_budget(budget)
@@ -198,7 +204,22 @@ class ToolRegistry:
         self.dispatch_observers.append(observer)
 
     def set_approval_service(self, service: ApprovalService | None) -> None:
+        """Who is asked when the policy (or a listener) says `ask`; without one, such a
+        call is refused with a message saying so."""
         self.approval = service
+
+    def set_policy(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def policy_verdict(self, execution: Execution) -> Verdict | None:
+        """The policy's verdict on a call of a registered tool (None for run_code itself
+        and for a name no tool has: that call fails on its own)."""
+        if execution.name == RUN_CODE and not execution.nested:
+            return None
+        spec = self.get(execution.name, execution.scope)
+        if spec is None:
+            return None
+        return self.policy.decide(execution.name, ToolHints.of(spec.annotations))
 
     def add_section(self, section: PromptSection, scope: Scope | None = None) -> None:
         self.prompt.add(section, scope or self.root)

@@ -82,6 +82,10 @@ SETTING_KEYS = (
     "http_limits",
     "description_budget",
     "check_programs",
+    "policy",
+    "ask_timeout",
+    "audit_log",
+    "audit_arguments",
 )
 TABLE_KEYS = ("mcpServers", *SETTING_KEYS)
 SETTINGS_KEY = "codegen"
@@ -185,6 +189,15 @@ class ServeSettings:
     """UTF-16 code units the SDK text given up front may take (`codemode.tiers`)."""
     check_programs: str | None = None
     """`refuse`, `warn` or `off`: what the check of a program before it runs does."""
+    policy: tuple[str, str, Any] | None = None
+    """The `policy` object as written, with its source and JSON pointer: serve reads it with
+    Code Mode's rule parser (`codemode.approval.rules.parse_policy`)."""
+    ask_timeout: float | None = None
+    """Seconds the user has to answer an approval request."""
+    audit_log: str | None = None
+    """The audit log's absolute path."""
+    audit_arguments: bool | None = None
+    """Whether the audit log records the arguments themselves (they carry secrets)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -550,7 +563,34 @@ def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reade
         check_programs=optional(
             "check_programs", lambda value, at: reader.choice(value, at, CHECK_PROGRAMS)
         ),
+        policy=optional("policy", lambda value, at: (source, at, value)),
+        ask_timeout=optional("ask_timeout", lambda value, at: _seconds(reader, value, at)),
+        audit_log=optional("audit_log", lambda value, at: _absolute(reader, value, at)),
+        audit_arguments=optional("audit_arguments", lambda value, at: _flag(reader, value, at)),
     )
+
+
+def _seconds(reader: _Reader, value: Any, pointer: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 86400:
+        raise reader.fail(pointer, "expected a number of seconds, more than 0, at most 86400")
+    return float(value)
+
+
+def _flag(reader: _Reader, value: Any, pointer: str) -> bool:
+    if not isinstance(value, bool):
+        raise reader.fail(pointer, f"expected true or false, got {_kind(value)}")
+    return value
+
+
+def _absolute(reader: _Reader, value: Any, pointer: str) -> str:
+    path = reader.string(value, pointer, expand=True)
+    if not os.path.isabs(path):
+        raise reader.fail(
+            pointer,
+            "expected an absolute path (${HOME}/... works): a relative one would depend on "
+            "the folder serve starts in",
+        )
+    return path
 
 
 MIN_BUDGET = 512
@@ -641,9 +681,14 @@ SETTING_EXAMPLES: Mapping[str, Any] = {
     "http_allowed_origins": [],
     "description_budget": 2048,
     "check_programs": "refuse",
+    "policy": {"rules": [], "ask_unannotated": False},
+    "ask_timeout": 120,
+    "audit_log": None,
+    "audit_arguments": False,
 }
 """Each setting of the example but the limits, at its default; `null` where the default is
-to leave it unset (stdio, not `http`; a token made per run; Node's own `typescript`)."""
+to leave it unset (stdio, not `http`; a token made per run; Node's own `typescript`; no audit
+log; a policy of no rules: the defaults alone)."""
 LIMIT_EXAMPLES: Mapping[str, Any] = {
     "timeout": 60,
     "cpu_seconds": 30,

@@ -84,6 +84,12 @@ class Plan:
     """UTF-16 code units of the SDK text given up front (`codemode.tiers`)."""
     check_programs: str = "refuse"
     """What the check of a program before it runs does (`codemode.checks`)."""
+    policy: Any = None
+    """The user's `Policy` for calls (`codemode.approval.rules`)."""
+    ask_timeout: float = 120.0
+    """Seconds the user has to answer an approval request."""
+    audit: Any = None
+    """`AuditSettings` of the audit log, or None for none."""
 
 
 def _config(args: argparse.Namespace) -> ServeConfig:
@@ -180,7 +186,37 @@ def plan(args: argparse.Namespace) -> Plan:
         ),
         budget=budget,
         check_programs=args.check_programs or settings.check_programs or "refuse",
+        policy=_policy(settings),
+        ask_timeout=settings.ask_timeout or 120.0,
+        audit=_audit(settings, args),
     )
+
+
+def _policy(settings: Any) -> Any:
+    """The config's `policy`, read by Code Mode's one rule parser; the defaults without one."""
+    from ..codemode.approval.rules import DEFAULT_POLICY, parse_policy
+    from ..errors import Diagnostic, InvalidInputError
+
+    if settings.policy is None:
+        return DEFAULT_POLICY
+    source, pointer, value = settings.policy
+
+    def fail(at: str, message: str) -> Exception:
+        return InvalidInputError((Diagnostic(source, at, message),))
+
+    return parse_policy(value, pointer, fail)
+
+
+def _audit(settings: Any, args: argparse.Namespace) -> Any:
+    from ..codemode.approval.audit import AuditSettings
+
+    path = args.audit_log or settings.audit_log
+    if path is None:
+        if args.audit_arguments:
+            raise UsageError("serve: --audit-arguments needs an audit log (--audit-log FILE)")
+        return None
+    arguments = bool(args.audit_arguments or settings.audit_arguments)
+    return AuditSettings(Path(path).absolute(), arguments=arguments)
 
 
 def _runtime(settled: Plan) -> Any:
@@ -230,9 +266,10 @@ def run_serve(args: argparse.Namespace) -> int:
     listener = None if settled.http is None else _listen(*settled.http, settled.allow_remote)
     gc.enable()  # a long-lived server: the CLI's batch-job pause does not apply
     _quiet_sdk_logs()
+    audit = _open_audit(settled)
     _announce(settled, sys.stderr)
     try:
-        return anyio.run(_serve, settled, runtime, listener, sys.stderr, backend="asyncio")
+        return anyio.run(_serve, settled, runtime, listener, sys.stderr, audit, backend="asyncio")
     except KeyboardInterrupt:  # a second Ctrl-C while shutting down
         return 130
     finally:
@@ -259,6 +296,17 @@ def _announce(settled: Plan, errlog: TextIO) -> None:
         f"codegen serve: each run: {limits.timeout:g} s, {limits.cpu_seconds} CPU s, "
         f"{memory}; at most {limits.max_concurrent_runs} runs at once\n"
     )
+    if settled.policy is not None:
+        errlog.write("codegen serve: the policy for calls programs make:\n")
+        for line in settled.policy.describe():
+            errlog.write(f"  {line}\n")
+        errlog.write(
+            f"  (asked through the client, which has {settled.ask_timeout:g} s to answer; "
+            "a client that cannot be asked gets a refusal)\n"
+        )
+    if settled.audit is not None:
+        what = "with the arguments" if settled.audit.arguments else "arguments as digests"
+        errlog.write(f"codegen serve: audit log: {settled.audit.path} ({what})\n")
     errlog.flush()
 
 
@@ -272,10 +320,26 @@ def _quiet_sdk_logs() -> None:
         logger.propagate = False
 
 
-async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> int:
+def _open_audit(settled: Plan) -> Any:
+    """The audit log, opened before anything starts (a path it cannot use is exit 2)."""
+    if settled.audit is None:
+        return None
+    from ..codemode.approval.audit import AuditLog, AuditLogError
+    from .approval import CLIENT
+
+    try:
+        return AuditLog(settled.audit, client=lambda: _client_name(CLIENT.get()))
+    except AuditLogError as error:
+        raise UsageError(f"serve: {error}") from None
+
+
+async def _serve(
+    settled: Plan, runtime: Any, listener: Any, errlog: TextIO, audit: Any = None
+) -> int:
     import anyio
 
     from ..codemode.registry import ToolRegistry
+    from .approval import ClientApproval
     from .mcp_server import Host
     from .supervisor import Supervisor, start_all
 
@@ -283,7 +347,11 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
         mode=settled.mode,  # type: ignore[arg-type]
         budget=settled.budget,
         check=settled.check_programs,  # type: ignore[arg-type]
+        policy=settled.policy,
     )
+    registry.set_approval_service(ClientApproval(settled.ask_timeout))
+    if audit is not None:
+        registry.add_observer(audit)
     registry.mount_runtime(runtime)
     for upstream in settled.config.upstreams:
         if upstream.description:
@@ -314,7 +382,13 @@ async def _serve(settled: Plan, runtime: Any, listener: Any, errlog: TextIO) -> 
             # before the interpreter finalizes: see `Host.close`
             await anyio.to_thread.run_sync(host.close)
             await registry.close_checkers()
+            if audit is not None:
+                audit.close()
     return 0
+
+
+def _client_name(link: Any) -> str | None:
+    return None if link is None else link.name
 
 
 async def _on_signals(scope: Any, host: Any) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import secrets
 import threading
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -23,13 +24,25 @@ from typing import Any, TextIO
 from ..codemode.execution import ToolCall
 from ..codemode.registry import CodeModeError, ToolRegistry
 from ..codemode.tiers import SEARCH
+from .rounds import RoundRun, Rounds
 from .tools import Caller, mount
 from .upstream import Connection, Tools
 from .wire import WireView, call_result, tool_list, wire_view
 
 NAME = "codegen-serve"
+ROUND_STATE_TTL = 900.0
+"""Seconds a 2026-07-28 client has to send an approval's answer back (past the approval
+service's own timeout, which ends the wait first)."""
 NOTIFY_INTERVAL = 1.0
 """Seconds between two change notices to the clients."""
+
+
+def finished(result: Any) -> Any:
+    """The wire's answer to a finished call (an unknown tool is a protocol error)."""
+    outcome = call_result(result)
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
 
 
 class Host:
@@ -55,6 +68,11 @@ class Host:
         """How many times clients were told the tool list changed."""
         self._last_notice = float("-inf")
         self._notice_due = False
+        self.rounds = Rounds()
+        """Runs waiting for a 2026-07-28 client to answer (`rounds.py`)."""
+        self.run_prefix = secrets.token_hex(4)
+        """Call ids are `call-PREFIX-N`: unique across serve processes (the audit log's
+        `run`)."""
 
     def note(self, message: str) -> None:
         self.errlog.write(f"codegen serve: {message}\n")
@@ -207,8 +225,13 @@ class Host:
 
     def build_server(self) -> Any:
         from mcp.server.lowlevel import NotificationOptions, Server
+        from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import INVALID_PARAMS
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        from .approval import CLIENT, client_link
 
         host = self
         self.bus = InMemorySubscriptionBus()
@@ -219,11 +242,33 @@ class Host:
             return tool_list(host.view().definitions)
 
         async def call_tool(ctx: Any, params: Any) -> Any:
-            call = ToolCall(params.name, dict(params.arguments or {}), f"call-{next(host._calls)}")
-            outcome = call_result(await host.registry.execute(call))
-            if isinstance(outcome, Exception):
-                raise outcome
-            return outcome
+            state = getattr(params, "request_state", None)
+            if state is not None:  # a 2026-07-28 client's retry, with the user's answer
+                run = host.rounds.take(state)
+                if run is None:
+                    raise MCPError(
+                        code=INVALID_PARAMS,
+                        message="this approval request was answered already or has expired; "
+                        "run the program again",
+                    )
+                run.answer(dict(getattr(params, "input_responses", None) or {}))
+                return await host.next_round(run)
+            arguments = dict(params.arguments or {})
+            call = ToolCall(params.name, arguments, f"call-{host.run_prefix}-{next(host._calls)}")
+            link = client_link(ctx, params.name, arguments)
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS and link.ask is not None:
+                run = None
+
+                async def execute() -> Any:
+                    assert run is not None
+                    link.ask = run.ask
+                    CLIENT.set(link)
+                    return await host.registry.execute(call)
+
+                run = RoundRun(execute())
+                return await host.next_round(run)
+            CLIENT.set(link)
+            return finished(await host.registry.execute(call))
 
         class CodegenServer(Server[Any]):
             def create_initialization_options(self, *args: Any, **kwargs: Any) -> Any:
@@ -241,4 +286,24 @@ class Host:
             on_call_tool=call_tool,
             on_subscriptions_listen=ListenHandler(self.bus),
         )
+        # a 2026-07-28 retry's requestState is sealed, bound to its call and expires
+        security = RequestStateSecurity.ephemeral(ttl=ROUND_STATE_TTL)
+        self.server.middleware.append(RequestStateBoundary(security, default_audience=NAME))
         return self.server
+
+    async def next_round(self, run: RoundRun) -> Any:
+        """The run's result once it ends, or an `input_required` result with its question
+        (the run waits, parked under the state the client sends back)."""
+        from mcp import types
+
+        question = await run.next()
+        if question is None:
+            return finished(run.task.result())
+        form = types.ElicitRequestFormParams(
+            message=question.message,
+            requested_schema=question.schema,
+        )
+        return types.InputRequiredResult(
+            input_requests={question.key: types.ElicitRequest(params=form)},
+            request_state=self.rounds.park(run),
+        )

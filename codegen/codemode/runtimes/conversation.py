@@ -20,6 +20,7 @@ import signal as signals
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, Any, Protocol, TypeVar
 
+from ..approval.pausing import PAUSER
 from ..code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
 from ..jsonvalue import off_loop
 from ..run_limits import DESCRIPTORS, FRAME_SLACK, RuntimeLimits
@@ -63,7 +64,11 @@ class WorkerRun:
         self.runtime = runtime
         self.deadline = deadline
         """The loop's time the run must end by (its timeout counted from when it was asked
-        for, a wait for a slot included)."""
+        for, a wait for a slot included), moved on by the time its calls wait for the user."""
+        self._paused = 0
+        """How many of its calls wait for the user now (`pause`)."""
+        self._paused_at = 0.0
+        self._clock_moved = asyncio.Event()
         self.launcher = chosen
         self.cgroup: RunCgroup | None = None
         self.limits = runtime.limits
@@ -148,19 +153,56 @@ class WorkerRun:
                 },
             }
         )
-        talk = self._task(self._converse(reader))
+        token = PAUSER.set(self)  # the calls' tasks, made from here on, inherit it
+        try:
+            talk = self._task(self._converse(reader))
+        finally:
+            PAUSER.reset(token)
         stop = self._task(self.signal.wait())
-        left = max(0.0, self.deadline - loop.time())
-        done, _ = await asyncio.wait(
-            {talk, stop}, timeout=left, return_when=asyncio.FIRST_COMPLETED
-        )
-        if talk in done:
-            return talk.result()
-        if stop in done:
-            raise CodeRunFailed("abort", f"the run was cancelled ({self.signal.reason})", self.logs)
-        raise CodeRunFailed(
-            "timeout", f"the program ran longer than {self.limits.timeout:g} seconds", self.logs
-        )
+        while True:
+            self._clock_moved.clear()
+            moved = self._task(self._clock_moved.wait())
+            left = None if self._paused else max(0.0, self.deadline - loop.time())
+            done, _ = await asyncio.wait(
+                {talk, stop, moved}, timeout=left, return_when=asyncio.FIRST_COMPLETED
+            )
+            if moved not in done:
+                moved.cancel()
+            if talk in done:
+                return talk.result()
+            if stop in done:
+                raise CodeRunFailed(
+                    "abort", f"the run was cancelled ({self.signal.reason})", self.logs
+                )
+            if not done:
+                raise CodeRunFailed(
+                    "timeout",
+                    f"the program ran longer than {self.limits.timeout:g} seconds",
+                    self.logs,
+                )
+
+    def pause(self) -> Callable[[], None]:
+        """Stop the run's wall clock while one of its calls waits for the user
+        (`approval.pausing`); the returned function starts it again, moving the deadline
+        by the time it stood still once no call waits."""
+        loop = asyncio.get_running_loop()
+        if not self._paused:
+            self._paused_at = loop.time()
+        self._paused += 1
+        self._clock_moved.set()
+        resumed = False
+
+        def resume() -> None:
+            nonlocal resumed
+            if resumed:
+                return
+            resumed = True
+            self._paused -= 1
+            if not self._paused:
+                self.deadline += loop.time() - self._paused_at
+            self._clock_moved.set()
+
+        return resume
 
     # --- resources ---------------------------------------------------------------------------
 

@@ -14,9 +14,10 @@ and still valid: it parses, and `mypy --strict` and `pyright` strict accept it a
   form is `await tools["get-user"](...)`. So is a name an earlier tool's type already holds.
 - Docs are one trailing `# ` comment when they fit on one line (description, then on the
   same line the compact notes the module shows too: `Max. default: 10; 1..100`), comment
-  lines above otherwise; tool descriptions are docstrings. A field's one-line comment that
-  repeats the comment last written on a field of its name, in either form, is `# ditto`
-  (`dittos`). Indentation is one space and there are no blank lines.
+  lines above otherwise; tool descriptions are docstrings, led by the tool's annotation
+  hints (`[read-only] ...`, `hints`). A field's one-line comment that repeats the comment
+  last written on a field of its name, in either form, is `# ditto` (`dittos`).
+  Indentation is one space and there are no blank lines.
 - TypedDicts follow PEP 728: `closed=True` marks an object that takes no other keys, a
   plain one takes any; `total=False` with `Required[...]` where most keys are optional.
 - Nested types are named after their field, and a shape an earlier tool declared is reused
@@ -43,6 +44,7 @@ from ..text import description_lines
 from .dittos import Dittos, dittoable, on_its_line
 from .dittos import mark as ditto_mark
 from .dittos import mark_above as ditto_mark_above
+from .hints import hint_marks, marked
 from .short_names import (
     PYTHON_RESERVED,
     TYPING_NAMES,
@@ -277,7 +279,7 @@ def function_lines(
     (comment lines; a stub body may start with comments) and the docstring."""
     name = function_name(tool.name)
     lines = [] if name else [f"@tool({py_str(tool.name)})"]
-    description = description_lines(tool.description)
+    description = marked(description_lines(tool.description), hint_marks(tool.annotations))
     annotation, returns_docs = returns
     end = ":" if description else ": ..."
     head = f"async def {name or '_'}("

@@ -12,7 +12,8 @@ section itself, placed in catalog order like the whole (the same short type name
   demand, so a large catalog holds its placed section once.
 - `call`, `signature` and `summary`: the one-line form a search hit shows: the exact call
   (`tools.get_file`, `tools["get-file"]`), the required arguments and the result type in the
-  section's spelling, and the description's first sentence.
+  section's spelling, and the description's first sentence; `marks`, the tool's annotation
+  hints (`hints`), which a hit writes before the sentence as the section does.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ..typescript.sdk import ts_key
 from . import python as python_section
 from . import typescript as typescript_section
 from .dittos import Dittos
+from .hints import hint_marks
 from .short_names import Placed, ToolText
 
 SUMMARY_LIMIT = 160
@@ -47,6 +49,8 @@ class ToolSlice:
     """`(path: str, ...) -> str` (Python) or `({ path: string; ... }): Promise<string>`."""
     summary: str
     """The description's first sentence, on one line ("" without a description)."""
+    marks: tuple[str, ...] = ()
+    """The tool's annotation hints as the section shows them (`hints`): `("read-only",)`."""
 
 
 class SectionSlices:
@@ -103,6 +107,7 @@ def section_slices(catalog: ir.Catalog, language: str) -> SectionSlices:
                 _call(tool.name, chunk, part, language),
                 Dittos(repeat=True).resolve(part.signature),
                 first_sentence(tool.description),
+                hint_marks(tool.annotations),
             )
             for tool, chunk, part in zip(catalog.tools, chunks, placed, strict=True)
         ]

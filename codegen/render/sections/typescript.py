@@ -10,7 +10,8 @@ reader that pays per token:
   uses is written in place; the result alias of a tool is spelled out the same way.
 - Docs are `//` comments: one trailing comment when they fit on one line (description,
   then the compact notes the SDK modules show too: `default: 10; 1..100`), comment lines
-  above otherwise. Indentation is one space per level; no blank lines.
+  above otherwise; a tool's description is led by its annotation hints (`[read-only] ...`,
+  `hints`). Indentation is one space per level; no blank lines.
 - Named types come after `tools`, under the same short names as the Python section's
   (`short_names`). Object types are open in TypeScript, so only an object whose other
   keys have a type (or an empty open one) gets an index signature. A field's one-line
@@ -32,6 +33,7 @@ from ..typescript.sdk import comment_safe, index_value, spell, ts_key
 from .dittos import Dittos, dittoable, on_its_line
 from .dittos import mark as ditto_mark
 from .dittos import mark_above as ditto_mark_above
+from .hints import hint_marks, marked
 from .short_names import (
     Declaration,
     Placed,
@@ -134,7 +136,8 @@ def section_chunk(tool: ir.Tool) -> ToolText:
     args, output, types = marked_tool(tool)
     by_name = {t.name: t for t in types}
     inlined: set[str] = set()
-    member_lines = comments(description_lines(tool.description), INDENT)
+    described = marked(description_lines(tool.description), hint_marks(tool.annotations))
+    member_lines = comments(described, INDENT)
     arguments = by_name.get(args.name) if isinstance(args, ir.RefType) else None
     key = member_key(tool.name)
     body: list[str] = []
