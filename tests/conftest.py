@@ -8,12 +8,19 @@ Extra corpora can be added with `CODEGEN_EXTRA_CORPUS=dir1:dir2`.
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.location import PyTestLocation
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A shell starts a background job (`cmd &`, as CI runners and nohup loops do) with
+    # SIGINT ignored, and every child inherits that: the tests that interrupt a codegen
+    # process (Ctrl-C must leave no worker and no file) would see it ignore the signal.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
