@@ -14,11 +14,19 @@ vendored corpus as one namespaced session), ToolUniverse and BFCL, in both langu
   for that tool.
 
 Run: `python bench/bench_discovery.py` (downloads the large catalogs on first use).
+
+`--first-search [--runs N]`: the first `catalog.search` of a process at ToolUniverse's first
+3,000 tools, in each language, each run in a fresh process: the wait split into the
+catalog's compile, the section slices and the search index (with the semantic model's load
+when the `search` extra is installed), then the p50 / p95 of 200 later searches through
+`Discovery.search` (hit lines included), each after a little Python work.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,7 +42,7 @@ from codegen.codemode.run_code_definition import with_sdk
 from codegen.codemode.tiers import DEFAULT_BUDGET
 from codegen.load.formats import BFCL_TYPES, JSON_TYPES
 from codegen.load.namespaces import sanitize
-from codegen.render.sections.slices import first_sentence
+from codegen.render.sections.summaries import first_sentence
 from codegen.serve.wire import run_code_description
 
 
@@ -133,7 +141,72 @@ def catalogs() -> list[tuple[str, list[dict[str, Any]]]]:
     return found
 
 
+FIRST_SEARCH = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import bench_discovery as bench
+from catalogs import tooluniverse_catalog
+from codegen.render.sections.slices import section_slices
+tools = bench.of_definitions(tooluniverse_catalog().tools)[:3000]
+registry = bench.registry_of(tools, sys.argv[2])
+times = {}
+found = registry.discovery()
+start = time.perf_counter()
+found.search(bench.typical_query(tools))
+times["first"] = time.perf_counter() - start
+registry._discoveries.clear()  # the parts again, in a fresh Discovery (the model loaded)
+again = registry.discovery()
+start = time.perf_counter()
+catalog = again._catalog()
+times["compile"] = time.perf_counter() - start
+start = time.perf_counter()
+section_slices(catalog, again.language)
+times["slices"] = time.perf_counter() - start
+start = time.perf_counter()
+again.index()
+times["index"] = time.perf_counter() - start
+later = []
+for tool in tools[::15]:
+    sum(range(20_000))
+    start = time.perf_counter()
+    found.search(tool["description"][:120] or tool["name"])
+    later.append(time.perf_counter() - start)
+times["later"] = later
+print(json.dumps(times))
+"""
+
+
+def first_search(runs: int) -> None:
+    """The first search's wait and later searches' time, each run in a fresh process."""
+    print(
+        "| language | first search, s | again: compile / slices / index, s | later p50 / p95, ms |"
+    )
+    print("| --- | ---: | ---: | ---: |")
+    here = str(Path(__file__).resolve().parent)
+    for language in ("python", "typescript"):
+        for _ in range(runs):
+            out = subprocess.run(
+                [sys.executable, "-c", FIRST_SEARCH, here, language],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            found = json.loads(out.splitlines()[-1])
+            later = sorted(found["later"])
+            p95 = later[min(len(later) - 1, round(0.95 * (len(later) - 1)))]
+            print(
+                f"| {language} | {found['first']:.2f} | {found['compile']:.2f} / "
+                f"{found['slices']:.2f} / {found['index']:.2f} | "
+                f"{statistics.median(later) * 1000:.2f} / {p95 * 1000:.2f} |"
+            )
+            sys.stdout.flush()
+
+
 def main() -> None:
+    if "--first-search" in sys.argv[1:]:
+        runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 3
+        first_search(runs)
+        return
     count = o200k_counter()
     print(
         "| catalog | tools | language | tier | description (UTF-16 units) | whole section "

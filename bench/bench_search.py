@@ -54,6 +54,11 @@ into `bench/.cache/` by `catalogs.wheel`; nothing is installed):
    the model's load time and the memory it takes, measured in a fresh process. `--bm25f`
    leaves the hybrid out.
 
+`--speed` prints the speed rows alone (ToolUniverse only, queries from BFCL; no recall, no
+LiveMCPBench download): what to run after a change to the build or the query path. Each
+query is timed after a little Python work, as a host's searches come between other work:
+back to back, a BLAS library's threads stay awake and hide what a lone query costs.
+
 The baseline is Okapi BM25 (k1 1.2, b 0.75) over one bag of words per tool (name,
 description, parameter names and descriptions), lower-cased and split at every character
 that is not a letter or digit, with no weighting, stemming or stopwords; lists of queries
@@ -302,7 +307,9 @@ def percentile(values: Sequence[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def milliseconds(function: Callable[[], object]) -> float:
+def milliseconds(function: Callable[[], object], settle: bool = False) -> float:
+    if settle:  # a little Python work first, as between a host's searches
+        sum(range(20_000))
     start = time.perf_counter()
     function()
     return (time.perf_counter() - start) * 1000
@@ -411,7 +418,7 @@ def speed_table(label: str, definitions: list[dict[str, Any]], queries: list[str
         times = [milliseconds(lambda h=hybrid: build(docs, h)) for _ in range(7)]
         builds.append(f"{made:.0f}; {statistics.median(times):.0f} / {min(times):.0f}")
         index = build(docs, hybrid)
-        times = [milliseconds(lambda q=q, i=index: i.search(q, 8)) for q in queries]
+        times = [milliseconds(lambda q=q, i=index: i.search(q, 8), settle=True) for q in queries]
         searches.append(f"{percentile(times, 50):.2f} / {percentile(times, 95):.2f}")
     text = sum(
         len(d.name)
@@ -457,20 +464,8 @@ def model_table() -> None:
     )
 
 
-def main() -> None:
-    if HYBRID:
-        print("| measure | ours (BM25F) | hybrid (BM25F + semantic) | plain BM25 | target |")
-        print("| --- | ---: | ---: | ---: | ---: |")
-    else:
-        print("| measure | ours | plain BM25 | target |")
-        print("| --- | ---: | ---: | ---: |")
-    functions, questions = bfcl_functions(), bfcl_questions()
-    ranks = bfcl_table(functions, questions)
-    tools, tasks = livemcpbench()
-    missing = livemcpbench_table(tools, tasks)
-    exact_names_table(ranks, functions)
-
-    universe = [
+def universe_definitions() -> list[dict[str, Any]]:
+    return [
         {
             "name": t.name,
             "title": t.title,
@@ -479,6 +474,37 @@ def main() -> None:
         }
         for t in tooluniverse_catalog().tools[:3000]
     ]
+
+
+def header() -> None:
+    if HYBRID:
+        print("| measure | ours (BM25F) | hybrid (BM25F + semantic) | plain BM25 | target |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+    else:
+        print("| measure | ours | plain BM25 | target |")
+        print("| --- | ---: | ---: | ---: |")
+
+
+def speed_only() -> None:
+    header()
+    queries = [c.query for c in bfcl_questions()[::5] if isinstance(c.query, str)][:500]
+    speed_table("ToolUniverse", universe_definitions(), queries)
+    if HYBRID:
+        model_table()
+
+
+def main() -> None:
+    if "--speed" in sys.argv[1:]:
+        speed_only()
+        return
+    header()
+    functions, questions = bfcl_functions(), bfcl_questions()
+    ranks = bfcl_table(functions, questions)
+    tools, tasks = livemcpbench()
+    missing = livemcpbench_table(tools, tasks)
+    exact_names_table(ranks, functions)
+
+    universe = universe_definitions()
     queries = [c.query for c in questions[::5] if isinstance(c.query, str)][:500]
     queries += [step for task in tasks for step in task.query]
     speed_table("ToolUniverse", universe, queries)

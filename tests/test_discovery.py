@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,8 @@ from codegen.engine import compile_value
 from codegen.render.chunks import tool_chunks
 from codegen.render.sections import python as python_section
 from codegen.render.sections import typescript as typescript_section
-from codegen.render.sections.slices import first_sentence, section_slices
+from codegen.render.sections.slices import section_slices
+from codegen.render.sections.summaries import first_sentence
 from conftest import ROOT
 
 CORPUS = sorted((ROOT / "tests" / "corpus" / "mcp").glob("*.json"))
@@ -122,6 +124,15 @@ def test_the_server_index_falls_back_to_names_then_to_none() -> None:
     assert search_text(paragraphs, servers, 40).index == "none"
 
 
+def test_the_log_line_names_the_server_index_given() -> None:
+    paragraphs = ["Call tools."]
+    named = search_text(paragraphs, [("github", ""), ("slack", "")], 2_048)
+    assert "server index: names)" in named.describe(2_048)  # no summary: names only
+    summarized = search_text(paragraphs, [("github", "Issues."), ("slack", "")], 2_048)
+    assert "server index: summaries)" in summarized.describe(2_048)
+    assert "server index: none)" in search_text(paragraphs, [], 2_048).describe(2_048)
+
+
 def test_the_full_sdk_is_not_rendered_past_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Thousands of tools: the names alone exceed the budget, so the section is never
     rendered to find out."""
@@ -175,8 +186,43 @@ def test_describe_shows_each_tool_as_the_full_section_does(language: str) -> Non
     assert [s.name for s in slices.slices] == [t.name for t in catalog.tools]
     for each in slices.slices:
         text = slices.text(each.name)
+        for shared, own in slices.own_names(each.name).items():  # shown under its own name
+            text = re.sub(rf"(?<![\w$]){own}(?![\w$])", shared, text)
         missing = [line for line in text.splitlines() if line not in section_lines]
         assert not missing, (each.name, missing[:3])
+
+
+@pytest.mark.parametrize("language", ["python", "typescript"])
+def test_a_result_type_shared_with_an_earlier_tool_is_shown_under_its_own_name(
+    language: str,
+) -> None:
+    output = {"type": "object", "properties": {"content": {"type": "string"}}}
+    tools = [
+        {"name": name, "inputSchema": {"type": "object"}, "outputSchema": output}
+        for name in ("create_directory", "get_file_info")
+    ]
+    catalog = compile_value({"tools": tools}).catalog
+    assert catalog is not None
+    slices = section_slices(catalog, language)
+    assert slices["create_directory"].signature.endswith(
+        "CreateDirectoryOutput>" if language == "typescript" else "-> CreateDirectoryOutput"
+    )
+    hit, text = slices["get_file_info"].signature, slices.text("get_file_info")
+    assert "GetFileInfoOutput" in hit and "CreateDirectoryOutput" not in hit
+    assert "GetFileInfoOutput" in text and "CreateDirectoryOutput" not in text
+    declared = (
+        "class GetFileInfoOutput(" if language == "python" else "interface GetFileInfoOutput "
+    )
+    assert declared in text
+    registry = ToolRegistry(mode="code")
+    for tool in tools:
+        registry.register(
+            ToolSpec(tool["name"], "", tool["inputSchema"], handler=echo, output_schema=output)
+        )
+    registry.mount_runtime(Echo(language))
+    found = registry.discovery()
+    assert "GetFileInfoOutput" in found.search("get file info", k=1)["text"]
+    assert "CreateDirectoryOutput" not in found.describe("get_file_info")
 
 
 def test_a_slice_carries_the_types_an_earlier_tool_declared() -> None:
@@ -294,6 +340,18 @@ def test_bad_questions_get_clear_errors(call: Any, message: str) -> None:
 def test_k_is_capped() -> None:
     answer = discovery().search("file", k=10_000)
     assert len(answer["names"]) <= MAX_HITS
+
+
+def test_a_cut_list_suggests_only_what_would_show_more() -> None:
+    found = discovery()
+    small = found.search("file", k=3)["text"].splitlines()[-1]
+    assert small.endswith("use more specific words, server=, or a larger k)"), small
+    capped = found.search("file", k=10_000)
+    assert capped["cut"] and len(capped["names"]) == MAX_HITS
+    footer = capped["text"].splitlines()[-1]
+    assert "larger k" not in footer and f"k is at most {MAX_HITS}" in footer, footer
+    by_server = found.search("get", k=2, server="github")["text"].splitlines()[-1]
+    assert "server=" not in by_server and "a larger k" in by_server, by_server
 
 
 def test_an_unknown_name_gets_the_closest_tools_not_every_tool() -> None:

@@ -252,6 +252,32 @@ except TypeError as error:
     assert result.value["result"] == "$.path: tuple is not a JSON value"
 
 
+def test_lone_surrogates_reach_the_host_as_replacement_characters() -> None:
+    """What `json.dumps` writes for an emoji, decoded half by half: a lone surrogate is sent
+    as U+FFFD (UTF-8 cannot carry it), a high and a low one side by side as their character,
+    in logs, arguments, keys, tool names and the result alike."""
+    tools, _ = registry()
+    result = execute(
+        tools,
+        """
+import json
+lone = json.loads('"\\\\ud83d"')
+print(lone, "\\ud83d\\ude00")
+got = await tools.read_file({"path": "x" + lone})
+try:
+    await tools["get" + lone]({})
+except ToolCallError as error:
+    print(error.tool_name)
+return {"lone": lone, "pair": "\\ud83d" + "\\ude00", "got": got["path"], "key" + lone: 1}
+""",
+    )
+    assert not result.is_error, result.content
+    assert result.value == {
+        "logs": ["\ufffd \U0001f600", "get\ufffd"],
+        "result": {"lone": "\ufffd", "pair": "\U0001f600", "got": "x\ufffd", "key\ufffd": 1},
+    }
+
+
 # --- hostile programs ------------------------------------------------------------------------
 
 HOSTILE = [

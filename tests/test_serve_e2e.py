@@ -429,7 +429,7 @@ PATCHED = ROOT / "tests" / "fixtures" / "serve" / "patched_serve.py"
 
 
 def test_shutdown_while_discovery_warms_leaves_no_thread_running(tmp_path: Path) -> None:
-    """SIGTERM while the search tier's discovery warm-up runs (held for 2 s by
+    """SIGTERM while the discovery warm-up of the search or listing tier runs (held for 2 s by
     `patched_serve.py --slow-warm`): serve waits for it, so no thread it started is still
     running when the interpreter finalizes. One that was, inside the embedding model's
     extension code, aborted the process (SIGABRT, "FATAL: exception not rethrown")."""
@@ -447,7 +447,7 @@ def test_shutdown_while_discovery_warms_leaves_no_thread_running(tmp_path: Path)
     try:
         assert process.stderr is not None
         lines: list[str] = []
-        while not any("search tier" in line for line in lines):
+        while not any(tier in line for line in lines for tier in ("search tier", "listing tier")):
             raw = process.stderr.readline()
             assert raw, f"serve ended early: {lines}"
             lines.append(raw.decode().rstrip("\n"))

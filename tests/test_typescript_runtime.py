@@ -226,6 +226,32 @@ try {
     assert result.value["result"] == "$.path: Set is not a JSON value"
 
 
+def test_lone_surrogates_reach_the_host_as_replacement_characters(setup: str) -> None:
+    """A lone surrogate (`JSON.parse('"\\ud83d"')`) is sent as U+FFFD, in logs, arguments,
+    keys and the result; a pair stays its character, a backslash before `ud83d` text."""
+    tools, _ = registry(setup)
+    result = execute(
+        tools,
+        """
+const lone: string = JSON.parse('"\\\\ud83d"');
+console.log(lone, "\\ud83d\\ude00");
+const got = (await tools.read_file({ path: "x" + lone })) as { path: string };
+return { lone, pair: "\\ud83d" + "\\ude00", got: got.path, ["key" + lone]: 1, text: "\\\\ud83d" };
+""",
+    )
+    assert not result.is_error, result.content
+    assert result.value == {
+        "logs": ["\ufffd \U0001f600"],
+        "result": {
+            "lone": "\ufffd",
+            "pair": "\U0001f600",
+            "got": "x\ufffd",
+            "key\ufffd": 1,
+            "text": "\\ud83d",
+        },
+    }
+
+
 def test_built_in_modules_are_imported_dynamically(setup: str) -> None:
     tools, _ = registry(setup)
     result = execute(

@@ -125,10 +125,8 @@ class Discovery:
         if not names:
             text = "no tool matches; try other words, or catalog.servers() and catalog.names()"
         elif ranking.cut:
-            lines.append(
-                f"({len(names)} of {ranking.matched} matching tools; use more specific words, "
-                "server=, or a larger k)"
-            )
+            more = _narrower(k, server)
+            lines.append(f"({len(names)} of {ranking.matched} matching tools; {more})")
             text = "\n".join(lines)
         else:
             lines.append(f"({len(names)} matching tool{'s' * (len(names) != 1)})")
@@ -222,6 +220,21 @@ def server_of(name: str) -> str:
     """The server of a tool name: its prefix before the first `__` ("" for none), as the
     search index reads it."""
     return split_name(name)[0]
+
+
+def _narrower(k: int, server: str | None) -> str:
+    """What a cut list's footer suggests: only what would show more (no larger k past
+    `MAX_HITS`, no `server=` when one is given)."""
+    ways = ["more specific words"]
+    if server is None:
+        ways.append("server=")
+    if k < MAX_HITS:
+        ways.append("a larger k")
+    said = ways[0]
+    if len(ways) > 1:
+        said = ", ".join(ways[:-1]) + ("," if len(ways) > 2 else "") + f" or {ways[-1]}"
+    capped = f"; k is at most {MAX_HITS}" if k >= MAX_HITS else ""
+    return f"use {said}{capped}"
 
 
 def _queries(query: Any) -> list[str]:

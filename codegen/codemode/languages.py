@@ -53,6 +53,9 @@ class RunCodeFlavor:
     description: str
     code: str
     search: tuple[str, ...]
+    listing: str = ""
+    """The listing tier's paragraph in place of the search tier's third (every tool is
+    listed below it)."""
     checked: str = CHECKED
     """The sentence that says programs are checked before they run: the end of the
     description, and of the search tier's calling paragraph, when they are."""
@@ -65,6 +68,12 @@ class RunCodeFlavor:
             return self.search
         first, calling, *rest = self.search
         return (first, f"{calling} {self.checked}", *rest)
+
+    def listing_paragraphs(self, checked: bool) -> tuple[str, ...]:
+        """The search tier's paragraphs, with `listing` in place of the one that says the
+        tools are too many to list."""
+        first, calling, _, *rest = self.search_paragraphs(checked)
+        return (first, calling, self.listing, *rest)
 
 
 SDK_RENDERERS: Mapping[str, Callable[[Any], str]] = MappingProxyType(
@@ -111,6 +120,12 @@ _RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
                 "queries, one per step of a task. `await catalog.servers()` lists the servers, "
                 '`await catalog.names("server")` the tools of one.',
             ),
+            listing=(
+                "Every tool is listed below by server, with its arguments (`?` marks an "
+                "optional one); never call one that is not listed. Before a call whose "
+                'argument types you do not know, `print(await catalog.describe("name"))` '
+                "prints its full declaration; `catalog.search(...)` finds tools by what they do."
+            ),
         ),
         "typescript": RunCodeFlavor(
             description=(
@@ -147,6 +162,12 @@ _RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
                 "types it uses. `catalog.search(query, { k: 8, server })` also takes an array "
                 "of queries, one per step of a task. `await catalog.servers()` lists the "
                 'servers, `await catalog.names("server")` the tools of one.',
+            ),
+            listing=(
+                "Every tool is listed below by server, with its arguments (`?` marks an "
+                "optional one); never call one that is not listed. Before a call whose "
+                'argument types you do not know, `console.log(await catalog.describe("name"))` '
+                "logs its full declaration; `catalog.search(...)` finds tools by what they do."
             ),
         ),
     }

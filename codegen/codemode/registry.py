@@ -46,7 +46,16 @@ from .results import ToolResult
 from .run_code_definition import RUN_CODE, run_code_tool
 from .scopes import MODES, Mode, Scope
 from .specs import CodeModeError, Handler, ToolSpec
-from .tiers import DEFAULT_BUDGET, KEEP, Tiered, choose, search_text, utf16_units
+from .tiers import (
+    DEFAULT_BUDGET,
+    KEEP,
+    ListedTool,
+    Tiered,
+    choose,
+    listing_text,
+    search_text,
+    utf16_units,
+)
 
 __all__ = ["CodeModeError", "Handler", "ToolRegistry", "ToolSpec"]
 
@@ -69,6 +78,20 @@ def _checked_budget(budget: Any) -> int | None:
     if type(budget) is not int or budget < 1:
         raise ValueError(f"budget must be a positive number of UTF-16 code units, not {budget!r}")
     return budget
+
+
+def listed_tool(spec: ToolSpec) -> ListedTool:
+    """What the listing tier shows of a tool: its name and its top-level arguments."""
+    schema = spec.input_schema if isinstance(spec.input_schema, dict) else {}
+    properties = schema.get("properties")
+    required = schema.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    arguments = (
+        tuple((str(key), key in needed) for key in properties)
+        if isinstance(properties, dict)
+        else ()
+    )
+    return ListedTool(spec.name, arguments)
 
 
 class ToolRegistry:
@@ -349,8 +372,17 @@ class ToolRegistry:
         floor = sum(map(len, visible)) + (0 if frame is None else utf16_units(frame("")))
         prefixes = sorted({server_of(name) for name in visible} - {""})
         servers = [(prefix, self.server_summaries.get(prefix, "")) for prefix in prefixes]
-        paragraphs = run_code_flavor(language).search_paragraphs(self.check != "off")
-        return choose(full, floor, lambda room: search_text(paragraphs, servers, room), budget)
+        flavor = run_code_flavor(language)
+        checked = self.check != "off"
+
+        def listing(room: int) -> Tiered | None:
+            tools = [listed_tool(spec) for spec in visible.values()]
+            return listing_text(flavor.listing_paragraphs(checked), tools, room)
+
+        paragraphs = flavor.search_paragraphs(checked)
+        return choose(
+            full, floor, lambda room: search_text(paragraphs, servers, room), budget, listing
+        )
 
     def discovery(self, scope: Scope | None = None) -> Discovery:
         """The catalog's answers over the tools `scope` sees, shared by every run that sees

@@ -8,9 +8,11 @@ else in `codegen` is imported, so any layer may use it. `SearchIndex.build(...,
 semantic="auto")` adds an optional semantic ranker when `tool-codegen[search]` is installed (an
 embedding model shipped in the `wordllama` wheel, with numpy), loaded on first use.
 
-The modules read top down: `terms` (words, stopwords, stemming), `documents` (a definition
-into a `Document`), `index` (BM25F postings, the exact-name fast path, combined queries),
-`semantic` (the optional embedding ranker and its fusion with BM25F).
+The modules read top down: `terms` (words, stopwords, stemming, joined words),
+`documents` (a definition into a `Document`), `clauses` (a question cut into its steps),
+`siblings` (number and batch words decide between `getItem` and `getItems`), `index` (BM25F
+postings, the exact-name fast path, combined queries), `semantic` (the optional embedding
+ranker and its fusion with BM25F).
 """
 
 from __future__ import annotations

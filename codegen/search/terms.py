@@ -4,7 +4,9 @@ stopwords dropped, lightly stemmed.
 Tool names are identifiers (`getWeather`, `get-weather`, `github__get_file`,
 `math.factorial`) and questions are prose, so one splitter serves both: a run of letters and
 digits is cut where the case turns (`HTTPServer` -> `http server`), where letters meet digits
-(`sha256` -> `sha 256`) and at everything else. The stemmer is a handful of suffix rules
+(`sha256` -> `sha 256`) and at everything else; a word so cut, and two neighbouring
+words of a name or a question, are also kept joined (`AcmeDB`, `acme_db` and `acme db`
+all meet `acmedb`). The stemmer is a handful of suffix rules
 written out below (no dictionary, no language model), so a term is a pure function of its
 word, the same on every machine and under every hash seed.
 """
@@ -71,12 +73,37 @@ def words(chunk: str) -> list[str]:
 
 
 def analyze(chunk: str) -> tuple[str, ...]:
-    """The terms of one chunk: its words without stopwords, stemmed
-    (`getWeatherData` -> `get weather data`)."""
+    """The terms of one chunk: its words without stopwords, stemmed, and, when the chunk
+    is several words, the words joined (`getWeatherData` -> `get weather data
+    getweatherdata`), so `AcmeDB` finds the `acmedb` a server prefix spells as one word."""
     if chunk.isascii() and chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
         word = chunk.lower()  # one plain word, as most are: the short way
         return () if word in STOPWORDS else (stem(word),)
-    return tuple(stem(word) for word in words(chunk) if word not in STOPWORDS)
+    parts = words(chunk)
+    terms = [stem(word) for word in parts if word not in STOPWORDS]
+    if len(parts) > 1:
+        joined = stem("".join(parts))
+        if joined not in terms:
+            terms.append(joined)
+    return tuple(terms)
+
+
+def joins(text: str) -> list[str]:
+    """Each two neighbouring words of `text` joined and stemmed, across separators and
+    case changes (`acme_db list` -> `acmedb dblist`); stopwords and numbers are never
+    joined. A name's joins are indexed and a query's looked up, so `acme db`, `AcmeDB` and
+    `acmedb` meet whichever way the tool and the question spell the brand."""
+    found: dict[str, None] = {}
+    previous = ""
+    for chunk in _CHUNKS.findall(text):
+        for word in words(chunk):
+            if word in STOPWORDS or not word.isalpha():
+                previous = ""
+                continue
+            if previous:
+                found.setdefault(stem(previous + word), None)
+            previous = word
+    return list(found)
 
 
 def split_words(text: str) -> list[str]:
@@ -146,6 +173,14 @@ def query_terms(query: str) -> tuple[str, ...]:
             if len(seen) >= MAX_QUERY_TERMS:
                 return tuple(seen)
     return tuple(seen)
+
+
+def query_joins(query: str, terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The query's neighbouring words joined (`joins`), those not already among `terms`
+    (they meet the joins of names and of CamelCase words anywhere). At most
+    `MAX_QUERY_TERMS`."""
+    known = set(terms)
+    return tuple(j for j in joins(query[:MAX_QUERY_CHARS]) if j not in known)[:MAX_QUERY_TERMS]
 
 
 def name_key(text: str) -> str:

@@ -23,9 +23,9 @@ from typing import Any, TextIO
 
 from ..codemode.execution import ToolCall
 from ..codemode.registry import CodeModeError, ToolRegistry
-from ..codemode.tiers import SEARCH
+from ..codemode.tiers import FULL
 from .rounds import RoundRun, Rounds
-from .tools import Caller, mount
+from .tools import Caller, mount, server_summary
 from .upstream import Connection, Tools
 from .wire import WireView, call_result, tool_list, wire_view
 
@@ -95,6 +95,10 @@ class Host:
             except CodeModeError as error:
                 self.note(f"{upstream.label}: warning: {error}; left out")
         self._mounted[upstream.prefix] = removers
+        if not upstream.description:  # the config's own summary wins
+            self.registry.set_server_summary(
+                upstream.prefix, server_summary(getattr(connection, "about", ()), tools)
+            )
         self._view = None
         return len(removers)
 
@@ -115,7 +119,7 @@ class Host:
                 self.server.instructions = view.instructions
             if view.tier is not None:
                 warmers: list[Callable[[], None]] = []
-                if view.tier.tier == SEARCH:  # here: the loop's registry is read
+                if view.tier.tier != FULL:  # here: the loop's registry is read
                     warmers.append(self.registry.discovery().warm)
                 check = self.registry.check_warmer()
                 if check is not None:

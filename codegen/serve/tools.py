@@ -11,6 +11,7 @@ whole upstream.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -97,3 +98,45 @@ def mount(upstream: Upstream, tools: tuple[dict[str, Any], ...], call: Caller) -
     for unknown in sorted(set(safe) - listed):
         warnings.append(f"concurrency_safe names {unknown!r}, which the server does not list")
     return Mounted(tuple(specs), tuple(warnings))
+
+
+SUMMARY_NAMES = 6
+"""Tool names a summary made from the tools alone shows."""
+
+
+def server_summary(about: tuple[str, ...], tools: tuple[dict[str, Any], ...]) -> str:
+    """A server's one-line summary for the model when the config gives none: its
+    `serverInfo` description, else the first sentence of its `instructions`, else its
+    title, else what its tools are ("6 tools: read_file, write_file, ..."). One line; the
+    registry cuts it to its limit."""
+    description, title, instructions = (*about, "", "", "")[:3]
+    for text in (description, _first_sentence(instructions), title):
+        line = " ".join(text.split())
+        if line:
+            return line
+    names = [tool["name"] for tool in tools if isinstance(tool.get("name"), str)]
+    if not names:
+        return ""
+    shown = ", ".join(sorted(names)[:SUMMARY_NAMES])
+    more = ", ..." if len(names) > SUMMARY_NAMES else ""
+    return f"{len(names)} tool{'s' * (len(names) != 1)}: {shown}{more}"
+
+
+_META = re.compile(r"\b(instructions?|guidelines?|this (document|guide|prompt))\b", re.IGNORECASE)
+"""A sentence about the instructions themselves ("These instructions are written for an
+LLM...") says nothing of the server."""
+
+
+def _first_sentence(text: str) -> str:
+    """The first sentence of a prose paragraph of `text` that is about the server: not a
+    heading, not a list item, not about the instructions themselves ("" when none is)."""
+    for paragraph in text.split("\n\n")[:8]:
+        stripped = paragraph.strip()
+        if not stripped or stripped[0] in "#-*>|`" or stripped[:2].rstrip(".)").isdigit():
+            continue
+        line = " ".join(stripped.split())
+        end = line.find(". ")
+        sentence = line if end < 0 else line[: end + 1]
+        if not _META.search(sentence):
+            return sentence
+    return ""

@@ -39,6 +39,19 @@ RELIST_INTERVAL = 1.0
 """Seconds between two listings of one upstream's tools: a flood of change notices is
 coalesced into one listing per interval (the last state always wins)."""
 
+
+def about_of(client: Any) -> tuple[str, ...]:
+    """What the server says of itself: its `serverInfo` description and title, and its
+    `instructions` (each "" when absent or not text)."""
+    info = getattr(client, "server_info", None)
+    said = (
+        getattr(info, "description", None),
+        getattr(info, "title", None),
+        getattr(client, "instructions", None),
+    )
+    return tuple(text if isinstance(text, str) else "" for text in said)
+
+
 Tools = tuple[dict[str, Any], ...]
 """An upstream's tools as sent (`name`, `title`, `description`, `inputSchema`,
 `outputSchema`, `annotations`), in the order listed."""
@@ -125,6 +138,8 @@ class Connection:
         self.errlog = errlog or sys.stderr
         self.start_timeout = start_timeout
         self.tools: Tools = ()
+        self.about: tuple[str, ...] = ()
+        """What the server says of itself (`about_of`), once connected."""
         self.ended = anyio.Event()
         self.closing = False
         self._changed = anyio.Event()
@@ -191,6 +206,7 @@ class Connection:
                     async with self._client() as client:
                         self._step = "while listing its tools"
                         self.tools = await list_tools(client)
+                        self.about = about_of(client)
                         deadline.cancel()
                         self._bound = bind(client, names=[tool["name"] for tool in self.tools])
                         self._live = client

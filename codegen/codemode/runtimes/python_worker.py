@@ -68,12 +68,12 @@ class _Channel:
         future = asyncio.get_event_loop().create_future()
         self.next_id += 1
         self.pending[self.next_id] = future
-        head = json.dumps({"type": kind, "id": self.next_id, **fields})
+        head = json.dumps({"type": kind, "id": self.next_id, **fields}, ensure_ascii=False)
         self.send_text(head[:-1] + ', "args": ' + args + "}")
         return future
 
     def send_text(self, text: str) -> None:
-        data = (text + "\n").encode("utf-8", "surrogatepass")
+        data = _utf8(text + "\n")
         view = memoryview(data)
         while view:
             written = os.write(self.write_fd, view)
@@ -428,6 +428,18 @@ def _set_limits(limits: dict[str, Any]) -> None:
     descriptors = limits.get("descriptors")
     if descriptors:
         resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
+
+
+def _utf8(text: str) -> bytes:
+    """`text` as UTF-8. A program's strings may hold surrogates (`json.loads('"\\ud83d"')`,
+    `"\\ud83d\\ude00"`), which UTF-8 cannot carry and the host refuses: a high and a low
+    one side by side become the character they spell, a lone one U+FFFD. The JSON around
+    them is unchanged: `json.dumps` leaves them inside strings."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        return joined.encode("utf-8")
 
 
 def _cut(text: str, limit: int) -> str:

@@ -47,6 +47,10 @@
   const fromString = Buffer.from.bind(Buffer);
   const exit = process.exit.bind(process);
   const inspect = util.inspect;
+  const replaceMatches = Function.prototype.call.bind(RegExp.prototype[Symbol.replace]);
+  // A lone surrogate as `JSON.stringify` escapes it (`\ud83d`), after an even run of
+  // backslashes (so not the text `\\ud83d`); a well-formed pair is written as it is.
+  const LONE_SURROGATE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
 
   // --- the channel -------------------------------------------------------------------------
 
@@ -54,8 +58,10 @@
     sendText(stringify(message));
   }
 
+  // A program's strings may hold lone surrogates (`JSON.parse('"\\ud83d"')`), which the
+  // host refuses (UTF-8 cannot carry them): each is sent as U+FFFD, as Node prints it.
   function sendText(text) {
-    const data = fromString(text + "\n", "utf8");
+    const data = fromString(replaceMatches(LONE_SURROGATE, text, "$1\\ufffd") + "\n", "utf8");
     let offset = 0;
     while (offset < data.length) {
       try {
@@ -131,15 +137,12 @@
     return name || "object";
   }
 
-  // Refuse anything that does not survive a JSON round trip: non-finite numbers, strings that
-  // are not well-formed Unicode, anything but plain arrays and objects, deeper than MAX_DEPTH.
-  // An object property whose value is `undefined` is left out, as JSON.stringify does.
+  // Refuse anything that does not survive a JSON round trip: non-finite numbers, anything but
+  // plain arrays and objects, deeper than MAX_DEPTH. An object property whose value is
+  // `undefined` is left out, as JSON.stringify does; a lone surrogate becomes U+FFFD
+  // (`sendText`).
   function checkJson(value, path, depth) {
-    if (value === null || typeof value === "boolean") return;
-    if (typeof value === "string") {
-      if (!value.isWellFormed()) throw new TypeError(`${path}: a string with a lone surrogate`);
-      return;
-    }
+    if (value === null || typeof value === "boolean" || typeof value === "string") return;
     if (typeof value === "number") {
       if (!Number.isFinite(value)) throw new TypeError(`${path}: ${value} is not a finite number`);
       return;

@@ -177,6 +177,11 @@ def _refs(node: ir.TypeNode) -> Iterator[str]:
             stack.extend(reversed([*current.items, *([current.rest] if current.rest else [])]))
 
 
+def output_roots(tool: ir.Tool) -> tuple[str, ...]:
+    """The IR names the tool's output type refers to at its top (`-> Foo`, `list[Foo]`)."""
+    return () if tool.output is None else tuple(dict.fromkeys(_refs(tool.output)))
+
+
 def candidates(tool: ir.Tool) -> tuple[tuple[str, str, bool], ...]:
     """(IR name, preferred name, is a root) for each of the tool's types. A type that is
     the only one a field refers to prefers the field's key (`address` -> `Address`); union
@@ -277,6 +282,8 @@ class Placed(NamedTuple):
     reused: tuple[str, ...]
     function_taken: bool
     signature: str = ""
+    roots: tuple[tuple[str, str], ...] = ()
+    """(IR name, section name) of each of the tool's root types (`candidates`)."""
 
 
 class _Claims:
@@ -352,6 +359,7 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
                 tuple(dict.fromkeys(reused)),
                 taken,
                 substitute(tool.signature, names),
+                tuple((ir_name, names[ir_name]) for ir_name, _, root in tool.names if root),
             )
         )
     return placed

@@ -12,29 +12,35 @@ section itself, placed in catalog order like the whole (the same short type name
   demand, so a large catalog holds its placed section once.
 - `call`, `signature` and `summary`: the one-line form a search hit shows: the exact call
   (`tools.get_file`, `tools["get-file"]`), the required arguments and the result type in the
-  section's spelling, and the description's first sentence; `marks`, the tool's annotation
+  section's spelling, and the description's first sentence that tells the tool apart from
+  its server's others (`summaries`); `marks`, the tool's annotation
   hints (`hints`), which a hit writes before the sentence as the section does.
+
+One departure: a result type the section shares with an earlier tool (two tools return the
+same shape, declared once under the first one's name) is shown under this tool's own name
+(`get_file_info(...) -> GetFileInfoOutput`, not `-> CreateDirectoryOutput`), in its hit and
+its text alike, unless that name is taken there. A reader of one slice has not seen the
+other tool; a program never spells a result type's name, so nothing it calls changes.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import takewhile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from ... import ir
 from ..._support.run_memos import run_memos
 from ..chunks import tool_chunks
 from ..python.strings import py_str
-from ..text import description_lines, truncate
 from ..typescript.sdk import ts_key
 from . import python as python_section
 from . import typescript as typescript_section
 from .dittos import Dittos
 from .hints import hint_marks
-from .short_names import Placed, ToolText
+from .short_names import PYTHON_RESERVED, Placed, ToolText, output_roots, typescript_reserved
+from .summaries import summaries
 
 SUMMARY_LIMIT = 160
 """Longest first sentence a hit shows (characters); longer ones end in `...`."""
@@ -48,7 +54,8 @@ class ToolSlice:
     signature: str
     """`(path: str, ...) -> str` (Python) or `({ path: string; ... }): Promise<string>`."""
     summary: str
-    """The description's first sentence, on one line ("" without a description)."""
+    """The description's first distinct sentence (`summaries`), on one line ("" without a
+    description)."""
     marks: tuple[str, ...] = ()
     """The tool's annotation hints as the section shows them (`hints`): `("read-only",)`."""
 
@@ -58,9 +65,18 @@ class SectionSlices:
     cut out when asked for (a catalog of thousands of tools keeps one copy of its section,
     not two)."""
 
-    def __init__(self, slices: Sequence[ToolSlice], placed: Sequence[Placed]) -> None:
+    def __init__(
+        self,
+        slices: Sequence[ToolSlice],
+        placed: Sequence[Placed],
+        borrowed: Sequence[tuple[tuple[str, str], ...]] = (),
+        reserved: frozenset[str] = frozenset(),
+    ) -> None:
         self.slices = tuple(slices)
         self._placed = tuple(placed)
+        self._borrowed = {n: pairs for n, pairs in enumerate(borrowed) if pairs}
+        """Per tool: (section name, own name) of each result type an earlier tool declared."""
+        self._reserved = reserved
         self._index = {each.name: n for n, each in enumerate(self.slices)}
         self._declared: dict[str, tuple[str, int]] = {}
         for index, part in enumerate(placed):
@@ -68,24 +84,39 @@ class SectionSlices:
                 self._declared[name] = (text, index)
 
     def __getitem__(self, name: str) -> ToolSlice:
-        return self.slices[self._index[name]]
+        index = self._index[name]
+        own = self._own_names(index)
+        found = self.slices[index]
+        return replace(found, signature=_renamed(found.signature, own)) if own else found
 
     def text(self, name: str) -> str:
         """The tool as the full section shows it, then the declarations of earlier tools it
-        uses, every comment in full."""
-        part = self._placed[self._index[name]]
+        uses, every comment in full; its result types under its own names (`own_names`)."""
+        index = self._index[name]
+        return _renamed(self._section_text(index), self._own_names(index))
+
+    def own_names(self, name: str) -> dict[str, str]:
+        """The section's names of the tool's result types shown under the tool's own name
+        instead: section name -> shown name."""
+        return self._own_names(self._index[name])
+
+    def _section_text(self, index: int) -> str:
+        part = self._placed[index]
         extra = _closure(part.reused, self._declared, self._placed)
         return Dittos(repeat=True).resolve("\n".join([part.head, *part.declarations, *extra]))
 
-
-def first_sentence(description: str | None) -> str:
-    """The first sentence of the first paragraph, on one line, at most `SUMMARY_LIMIT`
-    characters."""
-    paragraph = " ".join(
-        line.strip() for line in takewhile(str.strip, description_lines(description))
-    )
-    found = re.search(r"(?<=[.!?])\s", paragraph)
-    return truncate(paragraph if found is None else paragraph[: found.start()], SUMMARY_LIMIT)
+    def _own_names(self, index: int) -> dict[str, str]:
+        """Each borrowed result type's own name, where nothing in the slice is named so."""
+        pairs = self._borrowed.get(index)
+        if not pairs:
+            return {}
+        text = self._section_text(index)
+        own: dict[str, str] = {}
+        for shared, wanted in pairs:
+            if wanted in self._reserved or wanted in own.values() or _mentions(text, wanted):
+                continue
+            own[shared] = wanted
+        return own
 
 
 _SECTIONS = {"python": python_section, "typescript": typescript_section}
@@ -101,17 +132,36 @@ def section_slices(catalog: ir.Catalog, language: str) -> SectionSlices:
             catalog, f"{language}-section", section.section_chunk, None
         )
         placed: Sequence[Placed] = section.place_chunks(chunks)
+        lines = summaries([t.name for t in catalog.tools], [t.description for t in catalog.tools])
         slices = [
             ToolSlice(
                 tool.name,
                 _call(tool.name, chunk, part, language),
                 Dittos(repeat=True).resolve(part.signature),
-                first_sentence(tool.description),
+                summary,
                 hint_marks(tool.annotations),
             )
+            for tool, chunk, part, summary in zip(catalog.tools, chunks, placed, lines, strict=True)
+        ]
+        borrowed = [
+            _borrowed(tool, chunk, part)
             for tool, chunk, part in zip(catalog.tools, chunks, placed, strict=True)
         ]
-        return SectionSlices(slices, placed)
+        reserved = PYTHON_RESERVED if language == "python" else typescript_reserved()
+        return SectionSlices(slices, placed, borrowed, reserved)
+
+
+def _borrowed(tool: ir.Tool, chunk: ToolText, part: Placed) -> tuple[tuple[str, str], ...]:
+    """(section name, the name the tool wanted) of each result type it reuses from an
+    earlier tool."""
+    shown = dict(part.roots)
+    wanted = {ir_name: name for ir_name, name, root in chunk.names if root}
+    pairs = []
+    for ir_name in output_roots(tool):
+        name = shown.get(ir_name)
+        if name is not None and name in part.reused and wanted.get(ir_name, name) != name:
+            pairs.append((name, wanted[ir_name]))
+    return tuple(pairs)
 
 
 def _closure(
@@ -138,6 +188,14 @@ def _closure(
 
 def _mentions(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", text) is not None
+
+
+def _renamed(text: str, names: Mapping[str, str]) -> str:
+    """`text` with each whole-word name of `names` replaced by its new one."""
+    if not names:
+        return text
+    words = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.sub(rf"(?<![\w$])(?:{words})(?![\w$])", lambda found: names[found[0]], text)
 
 
 def _call(name: str, chunk: ToolText, part: Placed, language: str) -> str:
