@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 import pytest
+import ty  # noqa: F401  (the test extra installs the checker; never skipped)
 from program_suites import (
     WRONG_KINDS,
     corpus_catalog,
@@ -28,8 +29,6 @@ from codegen.codemode.code_runtime import Bindings, RunOutput
 from codegen.codemode.languages import CHECKED
 from codegen.codemode.signals import AbortSignal
 from codemode_helpers import registry_with
-
-pytest.importorskip("ty", reason="the Python checker (the check extra) is not installed")
 
 
 class RecordingRuntime:

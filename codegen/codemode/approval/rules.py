@@ -72,7 +72,7 @@ class Policy:
         for number, rule in enumerate(self.rules, 1):
             if rule.matches(name, hints):
                 return Verdict(rule.action, f"policy rule {number}: {rule.describe()}")
-        if hints.read_only is True:
+        if hints.read_only:
             return Verdict("allow", "readOnlyHint: true")
         if "destructive" in hints.classes:
             return Verdict("ask", "destructiveHint: true")
