@@ -1,31 +1,11 @@
-"""Fitting a run's output into what MCP clients accept, cutting only between whole values.
+"""Cutting a run's value to a budget of `bound` units, between whole values only.
 
-Claude Code refuses a tool result over 25,000 tokens, and a `run_code` result can be any size
-(`{"logs": [...], "result": ...}`). It reaches the model twice: as text (the log lines joined
-by newlines, then the result: a string as it is, anything else as indented JSON) and as
-`structuredContent` (`json.dumps(value)`). `fit_run_output` cuts the value until both are
-within a budget by `estimate_tokens`, and says what it cut:
-
-- never half a JSON value: every kept path keeps its type. Arrays keep their first items,
-  objects their first keys in order, long strings are shortened with a visible marker at the
-  end; nothing is added to the program's arrays or objects (a marker item would change
-  their types), so what was cut is in the note, with paths (`$.items`, `$.data[3].text`).
-- the budget is shared: the logs and the result each get what they need when it is small, and
-  half each when both are big. Inside a container, children are kept whole while they fit;
-  one that does not gets what is left. Children too big to keep whole anyway share the
-  budget (at most eight, 1/8 each at least) in an object or the logs, so a record keeps its
-  small fields and shows each big one; an array stops at its first cut item, so an array of
-  records keeps whole records, not a stub of each.
-- logs keep their first lines and, when lines are dropped, their last few (a program's last
-  lines usually say how it ended: a total, a summary, the error it caught).
-- a value already within budget comes back as it is (the same object): its two texts are
-  checked first, by their lengths alone when those decide. Cutting measures children only
-  up to the budget it has (a 50 MB result costs what the kept part costs, plus one
-  `json.dumps` to see it is too big), and walks with explicit stacks, so nesting depth is
-  not bounded by Python's recursion.
-
-`fit_text` does the same for plain text (a failing program's message and captured output):
-the head and the tail stay, the middle goes, at line boundaries when there are some.
+Every kept path keeps its type: arrays keep their first items, objects their first keys in
+order, long strings are shortened with a visible marker; nothing is added to the program's
+arrays or objects. Inside a container, children are kept whole while they fit; one that
+does not gets what is left; children too big to keep whole anyway share the budget (at most
+eight). Measures stop at the budget they have and walk with explicit stacks, so a 50 MB
+value costs what its kept part costs, and nesting depth costs no recursion.
 """
 
 from __future__ import annotations
@@ -34,21 +14,12 @@ import json
 import math
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, TypeAlias
 
-from .jsonvalue import _path
+from ..jsonvalue import _path
+from . import bound
+from .bound import CHARS_PER_TOKEN, piece_cost
 
-DEFAULT_RESULT_TOKENS = 20_000
-"""The default budget: a margin under the 25,000 tokens Claude Code accepts."""
-
-MIN_BUDGET = 64
-"""The smallest budget accepted: room for the skeleton and a marker."""
-
-_MAX_COST_PER_CHAR = 4
-"""`estimate_tokens` never gives more than 4 per character (a 4-byte character costs 4)."""
-_CHARS_PER_TOKEN = 64
-"""...nor less than 1 per 64 characters (a run of spaces is the cheapest text)."""
 _MAX_SHARES = 8
 """At most this many big children share a container's budget (each gets at least 1/8)."""
 _MIN_SHARE = 24.0
@@ -56,189 +27,10 @@ _MIN_SHARE = 24.0
 _TAIL_LINES = 5
 _TAIL_PART = 0.2
 """When log lines are dropped, the last 5 are kept if they fit in a fifth of the logs' part."""
-_ATTEMPTS = 8
 _LONG = 256
 """Strings longer than this are estimated apart from the text around them..."""
 _JOINS = 2.0
 """...plus this for the two joins (a join can merge or split a piece or two)."""
-
-
-# --- the estimate ---------------------------------------------------------------------------
-
-
-def _class_table() -> bytes:
-    """One class letter per UTF-8 byte: ASCII by kind (consonants and vowels apart, which is
-    how random strings are told from words), a leading byte by the length of its character;
-    continuation bytes are deleted, so each character leaves one letter."""
-    table = bytearray(256)
-    for byte in range(256):
-        char = chr(byte)
-        if byte >= 0xF0:
-            kind = "4"
-        elif byte >= 0xE0:
-            kind = "3"
-        elif byte >= 0xC0:
-            kind = "m" if byte in (0xCC, 0xCD) or byte >= 0xDC else "2"  # marks, rare scripts
-        elif byte >= 0x80:
-            kind = "-"
-        elif char in "aeiouy":
-            kind = "e"
-        elif "a" <= char <= "z":
-            kind = "a"
-        elif char in "AEIOUY":
-            kind = "E"
-        elif "A" <= char <= "Z":
-            kind = "A"
-        elif "0" <= char <= "9":
-            kind = "0"
-        elif char in "\n\r":
-            kind = "n"
-        elif char in " \t\v\f":
-            kind = "s"
-        else:
-            kind = "."
-        table[byte] = ord(kind)
-    return bytes(table)
-
-
-def _projection(**groups: str) -> bytes:
-    """A translation of class letters: each group's classes to its name, the rest to `x`."""
-    table = bytearray(b"x" * 256)
-    for name, kinds in groups.items():
-        for kind in kinds:
-            table[ord(kind)] = ord(name)
-    return bytes(table)
-
-
-_CLASSES = _class_table()
-_CONTINUATION = bytes(range(0x80, 0xC0))
-_CASE = _projection(l="ae", U="AE", d="0")
-_CONSONANTS = _projection(c="aA", v="eE")
-_DIGITS = _projection(y="0")
-_PUNCTUATION = _projection(y=".")
-_NEWLINES = _projection(y="n")
-_SPACES = _projection(s="s", w="aeAE.", n="n")
-
-
-_RULES = tuple(char.encode() * 8 for char in "-=_*#~.+/%")
-"""Rules and banners (`--------`, `========`): tokenizers take such runs whole."""
-
-
-def _runs(classes: bytes, projection: bytes) -> int:
-    marks = classes.translate(projection)
-    return marks.count(b"xy") + marks.startswith(b"y")
-
-
-def estimate_tokens(text: str) -> int:
-    """A conservative token count: at least what `o200k_base` gives on JSON, English, code,
-    logs, CJK, emoji, base64, hex and digit strings, about twice it on English and JSON.
-
-    It counts the pieces a BPE pre-tokenizer makes, in C (`bytes.translate` and `count`,
-    ~40 ms a megabyte), from classes of characters:
-
-    - a word piece (letters after a non-letter, or a capital after a small letter) is 1,
-      plus 1/5 a small letter, 1/2 a capital, 3/4 a capital followed by a small letter,
-      5/4 three consonants in a row and 5 twelve letters of one case in a row (random
-      strings split into many tokens; words seldom do), and 1/2 a letter after a digit;
-    - digits are 1 per 3 in a run (tokenizers split them so), punctuation 3/4 a character
-      plus 1/2 a run, but 3/2 for eight of `-=_*#~.+/%` in a row (rules, banners);
-    - a space before a word or punctuation is free (it joins it); any other run of
-      whitespace is 1, plus 1 for a newline run, plus 1 for two spaces before a digit, plus
-      1/64 a space and 1/8 a newline;
-    - a character beyond ASCII is 1 (2 bytes: Latin, Greek, Cyrillic, Hebrew, Arabic),
-      5/2 (combining marks and rarer 2-byte scripts), 2 (3 bytes: CJK, Indic, symbols) or
-      4 (4 bytes: emoji, rare CJK), at most its UTF-8 length.
-
-    So a text of n characters is never more than 4n nor less than n/64.
-    """
-    return math.ceil(_cost(text))
-
-
-def _cost(text: str) -> float:
-    """The estimate before rounding up (pieces are added as floats, rounded once)."""
-    if not text:
-        return 0.0
-    raw = text.encode("utf-8", "surrogatepass")
-    c = raw.translate(_CLASSES, _CONTINUATION)
-    case = c.translate(_CASE)
-    after_digit = case.count(b"dl") + case.count(b"dU")
-    pieces = (
-        case.count(b"xl")
-        + case.count(b"xU")
-        + after_digit
-        + case.count(b"lU")
-        + (case[:1] in (b"l", b"U"))
-    )
-    spaces = c.translate(_SPACES)
-    space_runs = (
-        spaces.count(b"xs") + spaces.count(b"ws") + spaces.count(b"ns") + spaces.startswith(b"s")
-    )
-    joined = spaces.count(b"wsw") + spaces.count(b"xsw")
-    return (
-        pieces
-        + case.count(b"l") / 5
-        + case.count(b"U") / 2
-        + case.count(b"Ul") * 0.75
-        + (case.count(b"l" * 12) + case.count(b"U" * 12)) * 5
-        + c.translate(_CONSONANTS).count(b"ccc") * 1.25
-        + after_digit / 2
-        + (c.count(b"0") + 2 * _runs(c, _DIGITS)) / 3
-        + _runs(c, _PUNCTUATION) / 2
-        + c.count(b".") * 0.75
-        - sum(map(raw.count, _RULES)) * 4.5
-        + space_runs
-        - joined
-        + c.count(b"ss0")
-        + _runs(c, _NEWLINES)
-        + c.count(b"s") / 64
-        + c.count(b"n") / 8
-        + c.count(b"2")
-        + c.count(b"m") * 2.5
-        + c.count(b"3") * 2
-        + c.count(b"4") * 4
-    )
-
-
-@lru_cache(maxsize=4096)
-def _piece_cost(text: str) -> float:
-    """`_cost` of the text around values (brackets, indentation, keys): few, and repeated."""
-    return _cost(text)
-
-
-def _within(text: str, budget: int) -> bool:
-    """Whether `estimate_tokens(text) <= budget`, from the length alone when that decides."""
-    if len(text) * _MAX_COST_PER_CHAR <= budget:
-        return True
-    if len(text) > _CHARS_PER_TOKEN * (budget + 1):
-        return False
-    return _cost(text) <= budget
-
-
-# --- the two texts of a run -----------------------------------------------------------------
-
-
-def run_text(value: dict[str, Any]) -> str:
-    """The text a model reads for a run: the log lines, then the result (a string as it is,
-    anything else as indented JSON); empty parts left out."""
-    parts = list(value.get("logs", []))
-    if "result" in value:
-        result = value["result"]
-        parts.append(
-            result if isinstance(result, str) else json.dumps(result, indent=2, ensure_ascii=False)
-        )
-    return "\n".join(part for part in parts if part != "")
-
-
-def _run_fits(value: dict[str, Any], budget: int) -> bool:
-    """Both texts of a run within budget; the indented one is only made when the compact one
-    fits (so a 50 MB value costs one C-speed `json.dumps`)."""
-    return _within(json.dumps(value), budget) and _within(run_text(value), budget)
-
-
-def _run_tokens(value: dict[str, Any]) -> int:
-    """The estimate of the dearer of a run's two texts."""
-    return max(estimate_tokens(json.dumps(value)), estimate_tokens(run_text(value)))
-
 
 # --- where a value is written ---------------------------------------------------------------
 
@@ -262,8 +54,8 @@ class _Slot:
         same = not isinstance(value, str) or (not self.raw and text.isascii())
         compact = text if same else json.dumps(value)
         return max(
-            _cost(self.text_before + text + self.text_after),
-            _cost(self.json_before + compact + self.json_after),
+            bound.cost(self.text_before + text + self.text_after),
+            bound.cost(self.json_before + compact + self.json_after),
         )
 
 
@@ -290,7 +82,7 @@ def _member_slot(depth: int, key: str) -> _Slot:
     )
 
 
-def _marker(cut: int) -> str:
+def marker(cut: int) -> str:
     return f"… [cut: {cut:,} more characters]"
 
 
@@ -309,7 +101,7 @@ def _spell(path: Path) -> str:
     return spelled if len(spelled) <= 80 else spelled[:40] + "…" + spelled[-39:]
 
 
-def _largest(limit: int, fits: Callable[[int], bool], guess: int) -> int:
+def largest(limit: int, fits: Callable[[int], bool], guess: int) -> int:
     """The largest k in [0, limit] with fits(k), fits being (about) monotone and fits(0)
     true: doubling from a guess, then halving to within 1/1024 of the answer."""
     low, high = 0, limit + 1
@@ -332,14 +124,6 @@ def _largest(limit: int, fits: Callable[[int], bool], guess: int) -> int:
 
 
 # --- cutting --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Fitted:
-    """A run's value within budget; `note` says what was cut (None: nothing was)."""
-
-    value: dict[str, Any]
-    note: str | None
 
 
 @dataclass(slots=True)
@@ -380,7 +164,7 @@ _Request = tuple[Any, _Slot, int, float, Path]
 _Cutting = Generator[_Request, tuple[Any, float], tuple[Any, float]]
 
 
-class _Cutter:
+class Cutter:
     """One attempt at fitting: the measures it made (by node and depth) and what it cut."""
 
     def __init__(self) -> None:
@@ -394,9 +178,9 @@ class _Cutter:
         """The brackets of a non-empty container written in `slot` at `depth`."""
         opening, closing = ("[", "]") if isinstance(node, list) else ("{", "}")
         return max(
-            _piece_cost(slot.text_before + opening)
-            + _piece_cost(_indent(depth) + closing + slot.text_after),
-            _piece_cost(slot.json_before + opening) + _piece_cost(closing + slot.json_after),
+            piece_cost(slot.text_before + opening)
+            + piece_cost(_indent(depth) + closing + slot.text_after),
+            piece_cost(slot.json_before + opening) + piece_cost(closing + slot.json_after),
         )
 
     def leaf(self, value: Any, slot: _Slot, cap: float) -> float:
@@ -405,17 +189,19 @@ class _Cutter:
         its slot (measures repeat at each level a cut goes down)."""
         if not isinstance(value, str) or len(value) <= _LONG:
             return slot.cost(value)
-        if len(value) > _CHARS_PER_TOKEN * (cap + 1):
+        if len(value) > CHARS_PER_TOKEN * (cap + 1):
             return math.inf
         costs = self.texts.get((id(value), slot.raw))
         if costs is None:
             text = value if slot.raw else json.dumps(value, ensure_ascii=False)
-            text_cost = _cost(text)
-            json_cost = text_cost if not slot.raw and text.isascii() else _cost(json.dumps(value))
+            text_cost = bound.cost(text)
+            json_cost = (
+                text_cost if not slot.raw and text.isascii() else bound.cost(json.dumps(value))
+            )
             costs = self.texts[(id(value), slot.raw)] = (text_cost, json_cost)
         return _JOINS + max(
-            _piece_cost(slot.text_before) + costs[0] + _piece_cost(slot.text_after),
-            _piece_cost(slot.json_before) + costs[1] + _piece_cost(slot.json_after),
+            piece_cost(slot.text_before) + costs[0] + piece_cost(slot.text_after),
+            piece_cost(slot.json_before) + costs[1] + piece_cost(slot.json_after),
         )
 
     def children(self, node: Any, depth: int) -> Iterator[tuple[Any, Any, _Slot]]:
@@ -465,7 +251,7 @@ class _Cutter:
         if _is_container(value):
             return slot.cost([] if isinstance(value, list) else {})
         if isinstance(value, str):
-            return min(cost, slot.cost(_marker(len(value))))
+            return min(cost, slot.cost(marker(len(value))))
         return cost
 
     # planning
@@ -536,13 +322,13 @@ class _Cutter:
         marker alone); a prefix ending at a space or newline when one is near."""
 
         def cut(k: int) -> str:
-            return text[:k] + _marker(len(text) - k)
+            return text[:k] + marker(len(text) - k)
 
         def fits(k: int) -> bool:
             return slot.cost(cut(k)) <= allowance
 
-        limit = min(len(text) - 1, int(_CHARS_PER_TOKEN * (allowance + 1)))
-        k = _largest(limit, fits, int(allowance * 2))
+        limit = min(len(text) - 1, int(CHARS_PER_TOKEN * (allowance + 1)))
+        k = largest(limit, fits, int(allowance * 2))
         near = max(text.rfind(" ", max(0, k - 40), k), text.rfind("\n", max(0, k - 40), k))
         if near > 0 and fits(near + 1):
             k = near + 1
@@ -648,7 +434,7 @@ class _Cutter:
             key: [] if key == "logs" else 0 if key == "result" else item
             for key, item in value.items()
         }
-        allowance = budget - _cost(json.dumps(skeleton)) - _JOINS
+        allowance = budget - bound.cost(json.dumps(skeleton)) - _JOINS
         logs_cost = 0.0
         for line in lines:
             logs_cost += self.measure(line, _LINE, 0, allowance - logs_cost)
@@ -705,94 +491,3 @@ class _Cutter:
             plural = "string" if len(cuts.strings) == 1 else "strings"
             parts.append(f"{len(cuts.strings):,} result {plural} shortened ({shown}{more})")
         return f"cut to fit {budget:,} tokens: " + ", ".join(parts)
-
-
-def _check_budget(budget: int) -> None:
-    if budget < MIN_BUDGET:
-        raise ValueError(f"a budget must be at least {MIN_BUDGET} tokens, not {budget}")
-
-
-def _smallest_run(value: dict[str, Any]) -> dict[str, Any]:
-    """The last resort (never needed in practice: cutting again to a smaller budget
-    converges): no logs, and the result at its smallest, or left out."""
-    smallest: dict[str, Any] = {"logs": []}
-    if "result" in value:
-        result = value["result"]
-        if isinstance(result, list):
-            smallest["result"] = []
-        elif isinstance(result, dict):
-            smallest["result"] = {}
-        elif isinstance(result, str):
-            smallest["result"] = _marker(len(result)) if result else result
-    return smallest
-
-
-def fit_run_output(value: dict[str, Any], budget: int = DEFAULT_RESULT_TOKENS) -> Fitted:
-    """A run's value (`{"logs": [...], "result": ...}`) whose text and JSON are both within
-    `budget` by `estimate_tokens`; the same object, with no note, when it already is.
-
-    Cutting adds up the pieces' costs, which is a little over the whole's; the cut value is
-    checked as a whole, and cut again to a smaller budget in the rare case it is over.
-    """
-    _check_budget(budget)
-    if _run_fits(value, budget):
-        return Fitted(value, None)
-    target = float(budget)
-    for _attempt in range(_ATTEMPTS):
-        cutter = _Cutter()
-        fitted = cutter.fit(value, target)
-        tokens = _run_tokens(fitted)
-        if tokens <= budget:
-            return Fitted(fitted, cutter.note(budget))
-        target = min(target - 1, target * budget / tokens * 0.95)
-        if target < MIN_BUDGET / 2:
-            break
-    note = f"cut to fit {budget:,} tokens: the log lines and the result's content left out"
-    return Fitted(_smallest_run(value), note)
-
-
-def fit_text(text: str, budget: int) -> tuple[str, str | None]:
-    """`text` within `budget`: its head and its tail, the middle replaced by a marker (a line
-    of its own when the cut falls on line boundaries, which it does when there are lines
-    near); the note says what was kept. The tail matters as much as the head: a traceback
-    ends with the error."""
-    _check_budget(budget)
-    if _within(text, budget):
-        return text, None
-    target = float(budget)
-    for _attempt in range(_ATTEMPTS):
-        fitted, kept = _head_and_tail(text, (target - 24) / 2)
-        tokens = estimate_tokens(fitted)
-        if tokens <= budget:
-            return fitted, f"cut to fit {budget:,} tokens: kept {kept}"
-        target = min(target - 1, target * budget / tokens * 0.95)
-    return f"… [cut: {len(text):,} characters] …", f"cut to fit {budget:,} tokens: nothing kept"
-
-
-def _head_and_tail(text: str, half: float) -> tuple[str, str]:
-    """The longest head and tail of `text` costing `half` each, moved to line boundaries
-    when that gives up less than half of them, joined by a marker; and what they keep."""
-    guess = int(half * 2)
-    limit = min(len(text), int(_CHARS_PER_TOKEN * (half + 1)))
-    head_end = _largest(limit, lambda k: _cost(text[:k]) <= half, guess)
-    newline = text.rfind("\n", 0, head_end)
-    if newline >= 0 and newline >= head_end // 2:
-        head_end = newline + 1
-    size = _largest(limit, lambda k: _cost(text[len(text) - k :]) <= half, guess)
-    tail_start = max(head_end, len(text) - size)
-    newline = text.find("\n", tail_start)
-    if newline != -1 and newline + 1 - tail_start <= size // 2:
-        tail_start = newline + 1
-    middle = text[head_end:tail_start]
-    if head_end > 0 and text[head_end - 1] == "\n" and middle.endswith("\n"):
-        cut_lines = middle.count("\n")
-        marker = f"… [cut: {cut_lines:,} lines, {len(middle):,} characters] …\n"
-        total = text.count("\n") + 1
-        head_lines = text.count("\n", 0, head_end)
-        tail_lines = total - head_lines - cut_lines
-        kept = f"the first {head_lines:,} and the last {tail_lines:,} of {total:,} lines"
-    else:
-        marker = f" … [cut: {len(middle):,} characters] … "
-        tail = len(text) - tail_start
-        kept = f"the first {head_end:,} and the last {tail:,} of {len(text):,} characters"
-    return text[:head_end] + marker + text[tail_start:], kept
