@@ -590,6 +590,13 @@ def _add_serve_command(commands: Any) -> None:
         "Claude Code cuts descriptions); a larger SDK is found from programs with catalog.search",
     )
     serve.add_argument(
+        "--result-tokens",
+        metavar="N",
+        help="the most o200k_base tokens a run's result may take before it is cut, with a note "
+        "(default: 22000, a margin under the 25,000 Claude Code accepts; raise it with the "
+        "client's own limit, e.g. MAX_MCP_OUTPUT_TOKENS)",
+    )
+    serve.add_argument(
         "--check-programs",
         choices=("refuse", "warn", "off"),
         help="check each program against the tools' declarations before it runs: refuse one "

@@ -225,6 +225,36 @@ def test_settings_in_a_client_config(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "c.json:/codegen/description_budget: error: expected a number of UTF-16 code " in (
         _settings_problem(tmp_path, {"description_budget": 511})
     )
+    for tokens in (999, 1_000_001, 22000.5, "22000", True):
+        assert "c.json:/codegen/result_tokens: error: expected a number of tokens from 1,000 " in (
+            _settings_problem(tmp_path, {"result_tokens": tokens})
+        )
+
+
+def test_the_result_budget_from_the_config_and_the_flag(tmp_path: Path) -> None:
+    """`result_tokens` reaches the registry that fits run results; the flag wins; the
+    default is Code Mode's own."""
+    from codegen.cli import build_parser
+    from codegen.codemode.fitting import DEFAULT_RESULT_TOKENS
+    from codegen.serve.command import DEFAULT_RESULT_TOKENS as SERVE_DEFAULT
+    from codegen.serve.command import plan
+
+    assert SERVE_DEFAULT == DEFAULT_RESULT_TOKENS
+    path = tmp_path / "c.json"
+    config: dict[str, Any] = {"mcpServers": {"a": {"command": "x"}}}
+
+    def planned(*flags: str) -> int:
+        path.write_text(json.dumps(config))
+        argv = ["serve", "--config", str(path), *flags]
+        result: int = plan(build_parser(argv).parse_args(argv)).result_tokens
+        return result
+
+    assert planned() == DEFAULT_RESULT_TOKENS
+    config["codegen"] = {"result_tokens": 60_000}
+    assert planned() == 60_000
+    assert planned("--result-tokens", "8000") == 8000
+    with pytest.raises(UsageError, match="serve: --result-tokens: expected a number of tokens"):
+        planned("--result-tokens", "lots")
 
 
 def test_the_user_config_is_the_only_default() -> None:

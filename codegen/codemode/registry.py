@@ -131,9 +131,9 @@ class ToolRegistry:
         `catalog.servers()`."""
         self._discoveries: list[Discovery] = []
         self.result_tokens = DEFAULT_RESULT_TOKENS
-        """The most a run's result may cost a model, in (estimated) tokens: past it, the
+        """The most a run's result may cost a model, in `o200k_base` tokens: past it, the
         logs and the result are cut cleanly, with a note (Claude Code rejects results over
-        25,000 tokens)."""
+        25,000 tokens; `serve --result-tokens`)."""
         self.check: CheckMode = _checked_check(check)
         """What a run_code program's check before it runs does (`checks/verdict.py`):
         `refuse` a definite mistake, only `warn` of it in the result, or `off`."""

@@ -81,6 +81,7 @@ SETTING_KEYS = (
     "http_allowed_origins",
     "http_limits",
     "description_budget",
+    "result_tokens",
     "check_programs",
     "policy",
     "ask_timeout",
@@ -187,6 +188,8 @@ class ServeSettings:
     """`HTTP_LIMIT_KEYS` names and their values (sizes in bytes)."""
     description_budget: int | None = None
     """UTF-16 code units the SDK text given up front may take (`codemode.tiers`)."""
+    result_tokens: int | None = None
+    """`o200k_base` tokens a run's result may take before it is cut (`codemode.fitting`)."""
     check_programs: str | None = None
     """`refuse`, `warn` or `off`: what the check of a program before it runs does."""
     policy: tuple[str, str, Any] | None = None
@@ -560,6 +563,7 @@ def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reade
         if "http_limits" not in table
         else parse_limits(table["http_limits"], where("http_limits"), reader, HTTP_LIMIT_KEYS),
         description_budget=optional("description_budget", _budget(reader)),
+        result_tokens=optional("result_tokens", _result_tokens(reader)),
         check_programs=optional(
             "check_programs", lambda value, at: reader.choice(value, at, CHECK_PROGRAMS)
         ),
@@ -611,6 +615,31 @@ def _budget(reader: _Reader) -> Any:
     def read(value: Any, at: str) -> int:
         try:
             return parse_budget(value)
+        except ValueError as error:
+            raise reader.fail(at, str(error)) from None
+
+    return read
+
+
+MIN_RESULT_TOKENS = 1_000
+MAX_RESULT_TOKENS = 1_000_000
+
+
+def parse_result_tokens(value: Any) -> int:
+    """A result budget (the setting's or `--result-tokens`'s): an integer number of
+    `o200k_base` tokens, from `MIN_RESULT_TOKENS` to `MAX_RESULT_TOKENS`."""
+    if type(value) is not int or not MIN_RESULT_TOKENS <= value <= MAX_RESULT_TOKENS:
+        raise ValueError(
+            f"expected a number of tokens from {MIN_RESULT_TOKENS:,} to "
+            f"{MAX_RESULT_TOKENS:,}, got {value!r}"
+        )
+    return value
+
+
+def _result_tokens(reader: _Reader) -> Any:
+    def read(value: Any, at: str) -> int:
+        try:
+            return parse_result_tokens(value)
         except ValueError as error:
             raise reader.fail(at, str(error)) from None
 
@@ -680,6 +709,7 @@ SETTING_EXAMPLES: Mapping[str, Any] = {
     "http_allowed_hosts": [],
     "http_allowed_origins": [],
     "description_budget": 2048,
+    "result_tokens": 22000,
     "check_programs": "refuse",
     "policy": {"rules": [], "ask_unannotated": False},
     "ask_timeout": 120,

@@ -41,6 +41,7 @@ from ..mcp.config import (
     parse_address,
     parse_budget,
     parse_limit,
+    parse_result_tokens,
     user_config,
 )
 from .http_limits import HttpLimits, http_limits
@@ -48,6 +49,8 @@ from .http_limits import HttpLimits, http_limits
 DEFAULT_BUDGET = 2048
 """The default description budget (`codemode.tiers.DEFAULT_BUDGET`, which a test pins to
 this; serve does not import Code Mode before it must)."""
+DEFAULT_RESULT_TOKENS = 22_000
+"""The default result budget (`codemode.fitting.DEFAULT_RESULT_TOKENS`, pinned by a test)."""
 
 RUNTIME_LIMITS = {
     "timeout": "timeout",
@@ -82,6 +85,8 @@ class Plan:
     http_limits: HttpLimits = field(default_factory=HttpLimits)
     budget: int = DEFAULT_BUDGET
     """UTF-16 code units of the SDK text given up front (`codemode.tiers`)."""
+    result_tokens: int = DEFAULT_RESULT_TOKENS
+    """`o200k_base` tokens a run's result may take before it is cut (`codemode.fitting`)."""
     check_programs: str = "refuse"
     """What the check of a program before it runs does (`codemode.checks`)."""
     policy: Any = None
@@ -165,6 +170,12 @@ def plan(args: argparse.Namespace) -> Plan:
             budget = parse_budget(_number(args.description_budget))
         except ValueError as error:
             raise UsageError(f"serve: --description-budget: {error}") from None
+    result_tokens = settings.result_tokens or DEFAULT_RESULT_TOKENS
+    if args.result_tokens is not None:
+        try:
+            result_tokens = parse_result_tokens(_number(args.result_tokens))
+        except ValueError as error:
+            raise UsageError(f"serve: --result-tokens: {error}") from None
     if args.typescript and language != "typescript":
         raise UsageError(f"serve: --typescript applies to --lang typescript, not {language}")
     return Plan(
@@ -185,6 +196,7 @@ def plan(args: argparse.Namespace) -> Plan:
             {**dict(settings.http_limits), **_flagged(args, HTTP_LIMIT_KEYS, "http_")}
         ),
         budget=budget,
+        result_tokens=result_tokens,
         check_programs=args.check_programs or settings.check_programs or "refuse",
         policy=_policy(settings),
         ask_timeout=settings.ask_timeout or 120.0,
@@ -349,6 +361,7 @@ async def _serve(
         check=settled.check_programs,  # type: ignore[arg-type]
         policy=settled.policy,
     )
+    registry.result_tokens = settled.result_tokens
     registry.set_approval_service(ClientApproval(settled.ask_timeout))
     if audit is not None:
         registry.add_observer(audit)
