@@ -1026,6 +1026,26 @@ def _interrupted() -> int:
     return 130
 
 
+_EXTRAS = {"mcp": "serve", "anyio": "serve", "wordllama": "search", "ty": "check"}
+"""The extra that installs each optional dependency (pyproject.toml)."""
+
+
+def _missing_package(module: str) -> str:
+    """What to install when `module` is missing: an extra's dependency is named with its
+    extra; anything else is a damaged install."""
+    top = module.partition(".")[0]
+    extra = _EXTRAS.get(top)
+    if extra is not None:
+        return (
+            f"this needs the Python package {top!r}, which is not installed: "
+            f"pip install 'tool-codegen[{extra}]'"
+        )
+    return (
+        f"the Python package {top!r} is missing, though codegen depends on it: "
+        "reinstall codegen (pip install --force-reinstall tool-codegen)"
+    )
+
+
 def _unhandled(error: BaseException) -> int:
     """An exception no command handled. Task groups wrap what they raise in exception
     groups, which name nothing ("unhandled errors in a TaskGroup"): a lone `CodegenError` or
@@ -1038,6 +1058,10 @@ def _unhandled(error: BaseException) -> int:
         return _reported(failures[0].error)
     if all(isinstance(failure.error, KeyboardInterrupt) for failure in failures):
         return _interrupted()
+    missing = [f.error for f in failures if isinstance(f.error, ModuleNotFoundError)]
+    if len(missing) == len(failures) and missing[0].name:
+        sys.stderr.write(f"codegen: {_missing_package(missing[0].name)}\n")
+        return EXIT_USAGE
     sys.stderr.write(
         f"codegen: internal error: {failure_text(error)}\n"
         "This is a bug in codegen; please report it with the input that caused it.\n"

@@ -127,6 +127,38 @@ def test_internal_errors_exit_2_without_traceback(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        (
+            "wordllama",
+            "needs the Python package 'wordllama', which is not installed: pip install 'tool-codegen[search]'",
+        ),
+        (
+            "mcp.client",
+            "needs the Python package 'mcp', which is not installed: pip install 'tool-codegen[serve]'",
+        ),
+        (
+            "jinja2",
+            "the Python package 'jinja2' is missing, though codegen depends on it: reinstall",
+        ),
+    ],
+)
+def test_a_missing_package_is_named_with_what_installs_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], module: str, expected: str
+) -> None:
+    import codegen.engine
+
+    def explode(*args: Any, **kwargs: Any) -> None:
+        raise ModuleNotFoundError(f"No module named {module!r}", name=module)
+
+    monkeypatch.setattr(codegen.engine, "compile_sources", explode)
+    assert main(["validate", str(SCHEMAS / "empty.json")]) == 2
+    err = capsys.readouterr().err
+    assert expected in err
+    assert "bug in codegen" not in err and "Traceback" not in err
+
+
 def test_an_internal_error_names_what_failed_inside_exception_groups(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

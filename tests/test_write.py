@@ -30,6 +30,21 @@ def test_a_new_file_is_written_with_the_umask_and_its_folders_made(tmp_path: Pat
     assert leftovers(target.parent) == []
 
 
+def test_writing_never_sets_the_umask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the umask means setting it, for a moment, for every thread of the process
+    (another thread's file would be created world-writable): writes leave it to the kernel."""
+
+    def refuse(mask: int) -> int:
+        raise AssertionError(f"os.umask({mask:o}) called")
+
+    monkeypatch.setattr(os, "umask", refuse)
+    write.write_text(tmp_path / "new.py", "x = 1\n")
+    write.write_bytes(tmp_path / "private", b"k", new_mode=0o600)
+    write.write_text(tmp_path / "new.py", "x = 2\n")
+    assert stat.S_IMODE((tmp_path / "private").stat().st_mode) == 0o600
+    assert (tmp_path / "new.py").read_text() == "x = 2\n"
+
+
 def test_an_unchanged_file_is_not_touched(tmp_path: Path) -> None:
     target = tmp_path / "sdk.py"
     target.write_text("same\n")

@@ -35,15 +35,20 @@ def write_bytes(path: str | Path, data: bytes, new_mode: int | None = None) -> b
             return False
         directory = os.path.dirname(target) or "."
         os.makedirs(directory, exist_ok=True)
-        descriptor, temporary = _temporary(directory, os.path.basename(target))
+        try:
+            mode: int | None = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = new_mode
+        # A new file with no mode asked for is created as `open` would (0666 less the umask,
+        # applied by the kernel: reading the umask means setting it, which races with
+        # threads); any other is made private, then given its mode.
+        created = 0o666 if mode is None else 0o600
+        descriptor, temporary = _temporary(directory, os.path.basename(target), created)
         try:
             with os.fdopen(descriptor, "wb") as stream:
                 stream.write(data)
-            try:
-                mode = os.stat(target).st_mode & 0o7777
-            except FileNotFoundError:
-                mode = _default_mode() if new_mode is None else new_mode
-            os.chmod(temporary, mode)
+            if mode is not None:
+                os.chmod(temporary, mode)
             os.replace(temporary, target)
         except BaseException:
             _unlink(temporary)
@@ -51,13 +56,6 @@ def write_bytes(path: str | Path, data: bytes, new_mode: int | None = None) -> b
     except OSError as exc:
         raise UsageError(f"{target}: cannot write: {exc.strerror or exc}") from None
     return True
-
-
-def _default_mode() -> int:
-    """What a file created by `open` gets: 0666 less the umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
 
 
 def _holds(target: str, data: bytes) -> bool:
@@ -83,14 +81,14 @@ _TEMPORARY_FLAGS = (
 )
 
 
-def _temporary(directory: str, name: str) -> tuple[int, str]:
-    """A new file `.<name>.<random>.tmp` in `directory`, open for writing, readable by its
-    owner only (`tempfile.mkstemp`'s guarantees, without importing `tempfile`, which brings
+def _temporary(directory: str, name: str, mode: int) -> tuple[int, str]:
+    """A new file `.<name>.<random>.tmp` in `directory`, open for writing, created with
+    `mode` (`tempfile.mkstemp`'s guarantees, without importing `tempfile`, which brings
     `shutil` and `random` to every cold run)."""
     for _ in range(100):
         candidate = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
-            return os.open(candidate, _TEMPORARY_FLAGS, 0o600), candidate
+            return os.open(candidate, _TEMPORARY_FLAGS, mode), candidate
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {directory}")

@@ -102,16 +102,16 @@ def snapshot(value: Any, *, freeze: bool = True) -> Any:
             active.discard(slot)
             continue
         if depth > MAX_DEPTH:
-            raise NotJsonError(_path(where), f"nested deeper than {MAX_DEPTH} levels")
+            raise NotJsonError(value_path(where), f"nested deeper than {MAX_DEPTH} levels")
         if type(item) in _PLAIN:
             container[slot] = item
         elif isinstance(item, dict):
             if id(item) in active:
-                raise NotJsonError(_path(where), "the value contains itself")
+                raise NotJsonError(value_path(where), "the value contains itself")
             copy: dict[str, Any] = dict(item)
             if not set(map(type, copy)) <= {str}:
                 key = next(k for k in copy if not isinstance(k, str))
-                raise NotJsonError(_path(where), f"key {key!r} is not a string")
+                raise NotJsonError(value_path(where), f"key {key!r} is not a string")
             if _all_plain(copy.values()):
                 finish.append((container, slot, copy))
                 continue
@@ -123,7 +123,7 @@ def snapshot(value: Any, *, freeze: bool = True) -> Any:
             finish.append((container, slot, copy))
         elif isinstance(item, list):
             if id(item) in active:
-                raise NotJsonError(_path(where), "the value contains itself")
+                raise NotJsonError(value_path(where), "the value contains itself")
             items: list[Any] = list(item)
             if _all_plain(items):
                 finish.append((container, slot, items))
@@ -155,12 +155,12 @@ def _scalar(item: Any, where: Any) -> Any:
         return int(item)
     if isinstance(item, float):
         if not math.isfinite(item):
-            raise NotJsonError(_path(where), f"{item!r} is not a finite number")
+            raise NotJsonError(value_path(where), f"{item!r} is not a finite number")
         return float(item)
-    raise NotJsonError(_path(where), f"{type(item).__name__} is not a JSON value")
+    raise NotJsonError(value_path(where), f"{type(item).__name__} is not a JSON value")
 
 
-def _path(where: Any) -> str:
+def value_path(where: Any) -> str:
     """`$`, `$.a[2]`, `$['a b']` from the (parent, key) chain of a value."""
     pieces: list[str] = []
     while where is not None:

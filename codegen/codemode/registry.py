@@ -113,7 +113,7 @@ class ToolRegistry:
             raise ValueError("max_parallel_sub_calls must be a positive integer")
         self.root = Scope("root", mode=mode)
         self.max_parallel_sub_calls = max_parallel_sub_calls
-        self.runtime: Any = None
+        self.runtime: CodeRuntime | None = None
         self.around_dispatch: list[AroundDispatch] = []
         self.observers: list[Observer] = []
         self.dispatch_observers: list[Callable[[Any], Any]] = []

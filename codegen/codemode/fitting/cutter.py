@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from ..jsonvalue import _path
+from ..jsonvalue import value_path
 from . import bound
 from .bound import CHARS_PER_TOKEN, piece_cost
 
@@ -97,7 +97,7 @@ Path: TypeAlias = tuple[Any, Any] | None
 def _spell(path: Path) -> str:
     """`$`, `$.a[2]`, `$['a b']` (`jsonvalue`'s spelling); a very long one (deep nesting,
     long keys) keeps its two ends."""
-    spelled = _path(path)
+    spelled = value_path(path)
     return spelled if len(spelled) <= 80 else spelled[:40] + "…" + spelled[-39:]
 
 
