@@ -1,7 +1,7 @@
 """Work split into shares across forked processes, for batch commands on large catalogs.
 
-Compiling and laying out one tool does not depend on any other tool (`build_ir.
-build_tool_alone`, the renderers' chunks), so a command can spread a catalog's tools over
+Compiling and laying out one tool does not depend on any other tool (`build/builder.py`
+`build_tool_alone`, the renderers' chunks), so a command can spread a catalog's tools over
 several processes and put the results back in order. The children are forks of the
 command: they start in a few milliseconds with everything imported and every definition
 loaded, take blocks of tools from a shared queue until it is empty, and write each block's

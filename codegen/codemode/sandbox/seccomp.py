@@ -18,9 +18,9 @@ A denylist of what a program never needs and attackers use to reach the kernel o
 - sockets of any family but AF_UNIX (vsock, which no network namespace isolates, IP,
   netlink, packet, ...): EAFNOSUPPORT;
 - any number past the newest system call known here (ENOSYS: a program or its C library
-  treats it as an older kernel), and any other architecture's calling convention (the i386
-  or x32 entry points on x86-64), which would bypass the numbers below: the process is
-  killed.
+  treats it as an older kernel), x32's calls on x86-64 among them (their numbers carry bit
+  30); and any other architecture's calling convention (the i386 entry point on x86-64),
+  which would bypass the numbers below: the process is killed.
 
 Denied calls fail with EPERM (ENOSYS where a fallback exists), so a program sees an
 ordinary error. The program is built here, on the host, and handed to the sandbox: to

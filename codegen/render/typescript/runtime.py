@@ -5,7 +5,7 @@ Python SDK.
 The declarations are types only, so the binding is one hand-written module, the same for
 every tool set: a project with several generated files needs it once, and every failed call
 rejects with its one `ToolCallError` class, whichever file typed the call. It ships in
-`templates/` (the wheel's `codegen/templates/`); a user copies it into their sources:
+`templates/` (in the wheel, the package's own `templates` folder); a user copies it into their sources:
 
     python -m codegen.render.typescript.runtime > src/mcp-bind.ts
 """
