@@ -55,6 +55,48 @@ def test_numbers_agree_with_the_kernel_headers(machine: str) -> None:
     assert missing == [], f"denied calls the table lacks: {missing}"
 
 
+LIBSECCOMP_ARCHES = {"x86_64": "X86_64", "aarch64": "AARCH64", "riscv64": "RISCV64"}
+"""libseccomp's names of the machines it knows (Debian 12's 2.5.4 has no loongarch64)."""
+RESOLVE = """
+import json, sys, seccomp
+out = {}
+for machine, arch in json.loads(sys.argv[1]).items():
+    a = getattr(seccomp.Arch, arch)
+    names = json.loads(sys.argv[2])[machine]
+    out[machine] = {"audit": int(a) & 0xFFFFFFFF, "numbers": {n: seccomp.resolve_syscall(a, n) for n in names}}
+print(json.dumps(out))
+"""
+
+
+def test_numbers_and_architectures_agree_with_libseccomp() -> None:
+    """A second, independent table: libseccomp's (Debian's python3-seccomp, which
+    scripts/test installs), for every machine it knows, names and audit values alike."""
+    import json
+    import subprocess
+
+    python = Path("/usr/bin/python3")
+    names = {m: sorted(ARCHITECTURES[m].numbers) for m in LIBSECCOMP_ARCHES}
+    done = subprocess.run(
+        [str(python), "-c", RESOLVE, json.dumps(LIBSECCOMP_ARCHES), json.dumps(names)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if "No module named 'seccomp'" in done.stderr:
+        pytest.fail("python3-seccomp is missing: scripts/test installs it")
+    assert done.returncode == 0, done.stderr
+    resolved = json.loads(done.stdout)
+    for machine in LIBSECCOMP_ARCHES:
+        arch = ARCHITECTURES[machine]
+        assert resolved[machine]["audit"] == arch.audit, machine
+        wrong = {
+            name: (number, resolved[machine]["numbers"][name])
+            for name, number in arch.numbers.items()
+            if resolved[machine]["numbers"][name] != number
+        }
+        assert wrong == {}, machine
+
+
 def run_bpf(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
     """What classic BPF `program` returns for one system call (only the instructions the
     filter may use; anything else fails the test)."""
