@@ -535,3 +535,34 @@ def test_the_readme_catalog_calls_run_in_a_program() -> None:
     assert {name.split("__")[0] for name in steps} >= {"github", "slack"}
     assert files and all(name.startswith("filesystem__") for name in files)
     assert result.value["logs"][0].startswith("async def time__convert_time(")
+
+
+def test_serve_loads_the_search_model_once_names_are_past_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An upstream whose tools' names alone are past the budget starts the embedding
+    model's load in serve's warm-up thread at once (while the others start), not at the
+    first search; within the budget nothing is loaded early."""
+    import io
+    from types import SimpleNamespace
+
+    from codegen.mcp.config import Upstream
+    from codegen.serve import mcp_server
+    from codegen.serve.mcp_server import Host
+
+    asked: list[list[Any]] = []
+    monkeypatch.setattr(Host, "_warm", lambda self, warmers: asked.append(warmers))
+
+    def connection(prefix: str) -> Any:
+        upstream = Upstream(name=prefix, prefix=prefix, pointer=f"/mcpServers/{prefix}")
+        return SimpleNamespace(upstream=upstream, call=None, about=())
+
+    def tools(count: int) -> tuple[dict[str, Any], ...]:
+        return tuple({"name": f"tool_{i}", "description": "Does a thing."} for i in range(count))
+
+    registry = ToolRegistry(mode="code", budget=600)
+    host = Host(registry, "description", io.StringIO())
+    host.mount(connection("small"), tools(3))
+    assert asked == []
+    host.mount(connection("large"), tools(60))
+    assert asked == [[mcp_server._load_search_model]]

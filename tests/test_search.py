@@ -798,3 +798,99 @@ def test_the_stem_is_the_same_with_or_without_the_c_stemmer() -> None:
     }
     assert len(words) > 2_000
     assert all(stem(word) == pure.stemWord(word) for word in sorted(words))
+
+
+# --- speed work that must not move a ranking ---------------------------------------------
+
+
+def _reference_rank(built: SearchIndex, text: str, k: int, server: str | None) -> list[int]:
+    """`_rank` as it was written before its hybrid path went to arrays: dictionaries, the
+    semantic module's `fuse`, `heapq.nsmallest`; the order before the sibling step."""
+    import heapq
+
+    from codegen.search import index as index_module
+    from codegen.search.terms import query_joins
+
+    terms = query_terms(text)
+    joins = query_joins(text, terms)
+    weights = (1.0,) * len(terms) + (index_module.JOIN_WEIGHT,) * len(joins)
+    scores: dict[int, float] = {}
+    for term, weight in zip(terms + joins, weights, strict=True):
+        posting = built._postings.get(term)
+        if posting is None:
+            continue
+        idf = built._idf[term] * weight
+        for doc, frequency in zip(*posting, strict=True):
+            scores[doc] = scores.get(doc, 0.0) + idf * frequency
+    if server is not None:
+        scores = {d: s for d, s in scores.items() if built._servers[d] == server}
+    if built._semantic is not None and terms:
+        scores = built._semantic.fuse(text, scores, server)
+    best = heapq.nsmallest(k + 24, scores.items(), key=lambda item: (-item[1], item[0]))
+    return [doc for doc, _ in best]
+
+
+def test_the_hybrid_arrays_choose_as_the_dictionaries_did(hybrid_corpus: SearchIndex) -> None:
+    """The hybrid path scores with numpy arrays: the same floats, bit for bit, and the same
+    choice as the dictionaries (`fuse`, `nsmallest`) on every corpus tool's description,
+    with and without a server."""
+    docs = hybrid_corpus.documents
+    queries = [d.description[:200] for d in docs if d.description][::3]
+    queries += ["list all items", "weather in Paris", "get"]
+    for text in queries:
+        assert query_terms(text)  # the arrays' path (without terms, BM25F's alone)
+        for server in (None, docs[len(text) % len(docs)].server):
+            wanted = _reference_rank(hybrid_corpus, text, 8, server)
+            chosen, _ = hybrid_corpus._fused_best(
+                text,
+                *_terms_and_weights(text),
+                server,
+                set(),
+                8 + 24,
+            )
+            assert chosen == wanted, (text, server)
+
+
+def _terms_and_weights(text: str) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    from codegen.search.index import JOIN_WEIGHT
+    from codegen.search.terms import query_joins
+
+    terms = query_terms(text)
+    joins = query_joins(text, terms)
+    return terms + joins, (1.0,) * len(terms) + (JOIN_WEIGHT,) * len(joins)
+
+
+def test_a_text_is_analyzed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build remembers each field text's terms: the same tools built again (serve
+    rebuilds on every change of its tool set) analyze no chunk again, and a memo started
+    over (past `MAX_MEMO`) gives the same postings."""
+    from codegen.search import index as index_module
+
+    calls = []
+    analyze = index_module.analyze
+    monkeypatch.setattr(
+        index_module, "analyze", lambda chunk: calls.append(chunk) or analyze(chunk)
+    )
+    monkeypatch.setattr(index_module, "_memos", [index_module._Memo()])
+    docs = [document(d) for d in corpus_definitions()]
+    first = SearchIndex.build(docs)
+    assert len(calls) == len(set(calls)) > 0
+    made = len(calls)
+    again = SearchIndex.build(list(reversed(docs)))
+    assert len(calls) == made
+    monkeypatch.setattr(index_module, "MAX_MEMO", 1)  # a new memo every build
+    fresh = SearchIndex.build(docs)
+    assert first._postings == again._postings == fresh._postings
+    assert [repr(first._postings[t]) for t in first._postings] == [
+        repr(fresh._postings[t]) for t in first._postings
+    ]
+
+
+def test_chunks_cut_ascii_as_the_pattern_does() -> None:
+    from codegen.search import terms
+
+    texts = ["".join(map(chr, range(128))), "a\tb\x1cc\x1fd e_f-g.h", "getHTTPServer2 x", ""]
+    texts += [d["description"] for d in corpus_definitions()[:200]]
+    texts += ["naïve café\u00a0x\u2003y\x85z", "emoji 😀 ok"]
+    for text in texts:
+        assert terms.chunks(text) == terms._CHUNKS.findall(text)

@@ -16,10 +16,11 @@ go to the name that sorts first.
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 from .clauses import clauses
@@ -28,6 +29,9 @@ from .siblings import SCAN, Traits, prefer, traits
 from .terms import analyze, chunks, joins, name_key, query_joins, query_terms
 
 if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
     from .semantic import SemanticIndex
 
 MAX_QUERIES = 32
@@ -71,9 +75,11 @@ class SearchIndex:
     """An immutable index of a catalog's tools: `build` it once, `search` it many times."""
 
     __slots__ = (
+        "_arrays",
         "_documents",
         "_exact",
         "_idf",
+        "_masks",
         "_postings",
         "_semantic",
         "_servers",
@@ -99,6 +105,10 @@ class SearchIndex:
         self._traits: dict[int, Traits] = {}
         """Each document's sibling traits, worked out when first needed (most never are)."""
         self._semantic = semantic
+        self._arrays: dict[str, tuple[NDArray[np.intp], NDArray[np.float64]]] = {}
+        """With the semantic ranker: postings as arrays, made when a query first needs them."""
+        self._masks: dict[str, NDArray[np.bool_]] = {}
+        """With the semantic ranker: each server's documents, as a mask."""
 
     @classmethod
     def build(
@@ -168,32 +178,105 @@ class SearchIndex:
     def _rank(self, text: str, k: int, server: str | None) -> tuple[list[int], set[int]]:
         """One query's best `k` documents, and every document it matched."""
         named = self._named(text, server)
-        scores: dict[int, float] = {}
-        get = scores.get
-        postings = self._postings
         terms = query_terms(text)
         joins = query_joins(text, terms)
         weights = (1.0,) * len(terms) + (JOIN_WEIGHT,) * len(joins)
-        for term, weight in zip(terms + joins, weights, strict=True):
-            posting = postings.get(term)
-            if posting is None:
-                continue
-            idf = self._idf[term] * weight
-            for doc, frequency in zip(*posting, strict=True):
-                scores[doc] = get(doc, 0.0) + idf * frequency
-        if server is not None:
-            servers = self._servers
-            scores = {doc: score for doc, score in scores.items() if servers[doc] == server}
-        if self._semantic is not None and terms:
-            scores = self._semantic.fuse(text, scores, server)
         first = set(named)
-        best = heapq.nsmallest(
-            k + SCAN if k else 0,
-            (item for item in scores.items() if item[0] not in first),
-            key=_best_first,
-        )
-        order = prefer([doc for doc, _ in best], self._traits_of, text)
-        return (named + order)[:k], first | scores.keys()
+        wanted = k + SCAN if k else 0
+        matched: Collection[int]
+        if self._semantic is not None and terms:
+            best, matched = self._fused_best(text, terms + joins, weights, server, first, wanted)
+        else:
+            scores: dict[int, float] = {}
+            get = scores.get
+            postings = self._postings
+            for term, weight in zip(terms + joins, weights, strict=True):
+                posting = postings.get(term)
+                if posting is None:
+                    continue
+                idf = self._idf[term] * weight
+                for doc, frequency in zip(*posting, strict=True):
+                    scores[doc] = get(doc, 0.0) + idf * frequency
+            if server is not None:
+                servers = self._servers
+                scores = {doc: score for doc, score in scores.items() if servers[doc] == server}
+            best = _best(scores, first, wanted)
+            matched = scores.keys()
+        order = prefer(best, self._traits_of, text)
+        return (named + order)[:k], first | matched
+
+    def _fused_best(
+        self,
+        text: str,
+        terms: tuple[str, ...],
+        weights: tuple[float, ...],
+        server: str | None,
+        first: set[int],
+        wanted: int,
+    ) -> tuple[list[int], set[int]]:
+        """`_rank`'s scoring and choice with the semantic ranker, over arrays (numpy comes
+        with it): the `wanted` best documents not in `first`, and every document matched.
+        The same numbers as the dictionaries BM25F alone uses, bit for bit: each document's
+        score is the same products summed in the same order (term by term, one IEEE addition
+        each), divided by the same best score, plus the same credits
+        (`SemanticIndex.fuse`); the choice the same order (score, then document)."""
+        import numpy as np
+
+        from .semantic import WEIGHT as semantic_weight
+
+        count = len(self._documents)
+        scores = np.zeros(count)
+        hit = np.zeros(count, dtype=bool)
+        arrays = self._arrays
+        for term, weight in zip(terms, weights, strict=True):
+            found = arrays.get(term)
+            if found is None:
+                posting = self._postings.get(term)
+                if posting is None:
+                    continue
+                found = arrays[term] = (
+                    np.asarray(posting[0], dtype=np.intp),
+                    np.asarray(posting[1]),
+                )
+            docs, frequencies = found
+            scores[docs] += (self._idf[term] * weight) * frequencies  # documents distinct
+            hit[docs] = True
+        if server is not None:
+            hit &= self._server_mask(server)
+        top = float(scores[hit].max()) if hit.any() else 0.0
+        fused = np.zeros(count)
+        if top > 0.0:
+            fused[hit] = scores[hit] / top
+        else:
+            hit[:] = False
+        assert self._semantic is not None
+        near, credit = self._semantic.credit_arrays(text, server)
+        fused[near] += semantic_weight * credit  # 0.0 + x is x for a document BM25F missed
+        hit[near] = True
+        candidates = hit.copy()
+        if first:
+            candidates[list(first)] = False
+        chosen = np.flatnonzero(candidates)
+        values = fused[chosen]
+        if len(chosen) > wanted:
+            if wanted == 0:
+                chosen, values = chosen[:0], values[:0]
+            else:
+                cut = np.partition(values, len(values) - wanted)[len(values) - wanted]
+                keep = values >= cut
+                chosen, values = chosen[keep], values[keep]
+        order = np.lexsort((chosen, -values))[:wanted]
+        return chosen[order].tolist(), set(np.flatnonzero(hit).tolist())
+
+    def _server_mask(self, server: str) -> NDArray[np.bool_]:
+        mask = self._masks.get(server)
+        if mask is None:
+            import numpy as np
+
+            mask = self._masks[server] = np.fromiter(
+                (each == server for each in self._servers), dtype=bool, count=len(self._servers)
+            )
+        return mask
 
     def _traits_of(self, doc: int) -> Traits:
         found = self._traits.get(doc)
@@ -221,6 +304,24 @@ _WORDS = "\0"
 
 def _best_first(item: tuple[int, float]) -> tuple[float, int]:
     return -item[1], item[0]
+
+
+def _best(scores: dict[int, float], first: set[int], wanted: int) -> list[int]:
+    """The `wanted` best documents of `scores` not in `first`: by score, then document.
+    The `wanted`-th best score is found by a sort of the bare scores (in C) and only the
+    documents scoring at least that much are ordered, the same list ordering all of them
+    would give."""
+    if not wanted:
+        return []
+    if first:
+        items = [item for item in scores.items() if item[0] not in first]
+    else:
+        items = list(scores.items())
+    if len(items) > wanted:
+        cut = sorted([score for _, score in items], reverse=True)[wanted - 1]
+        items = [item for item in items if item[1] >= cut]
+    items.sort(key=_best_first)
+    return [doc for doc, _ in items[:wanted]]
 
 
 def _queries(query: object) -> list[str]:
@@ -273,10 +374,13 @@ def _postings(
     term of every document, documents in order; two flat lists, not a list of pairs, so the
     build allocates no object per posting for the collector to track.
 
-    The build's hot loop, kept plain: each chunk of text is analyzed once per build
-    (`memo`), and a field's length is its length in characters, which normalizes as well
-    as a word count and costs nothing."""
-    memo: dict[str, tuple[str, ...]] = {}
+    The build's hot loop, kept plain: each field's text is counted once per process
+    (`_Memo.counted`: its terms and how often each occurs), and a term's frequency is its
+    field's scale added once per occurrence, field by field: the very sum one addition per
+    occurrence gives (the same operands in the same order, so the same bits). A field's
+    length is its length in characters, which normalizes as well as a word count and costs
+    nothing."""
+    memo = _memo()
     texts = [_texts(doc) for doc in docs]
     count = max(len(docs), 1)
     fields = []
@@ -286,37 +390,101 @@ def _postings(
             fields.append((i, weights.field[i], 1.0 - weights.b[i], weights.b[i] / average))
     k1 = weights.k1
     postings: dict[str, tuple[list[int], list[float]]] = {}
+    posting_of = postings.get
+    counted_of = memo.counted
     for doc, text in enumerate(texts):
         frequency: dict[str, float] = {}
         get = frequency.get
         for i, weight, base, slope in fields:
-            if not text[i]:
+            field = text[i]
+            if not field:
                 continue
-            scale = weight / (base + slope * len(text[i]))
-            seen: set[str] = set()
-            for chunk in chunks(text[i]):
-                terms = memo.get(chunk)
-                if terms is None:
-                    terms = memo[chunk] = analyze(chunk)
-                for term in terms:
-                    frequency[term] = get(term, 0.0) + scale
-                if i < _JOINED:
-                    seen.update(terms)
+            scale = weight / (base + slope * len(field))
+            terms, counts = counted_of(field)
+            for term, times in zip(terms, counts, strict=True):
+                value = get(term, 0.0) + scale
+                while times > 1:  # one addition per occurrence, as the sum is defined
+                    value += scale
+                    times -= 1
+                frequency[term] = value
             if i < _JOINED:  # a name's and a prefix's words also joined, once each
-                joined = memo.get(_WORDS + text[i])
-                if joined is None:
-                    joined = memo[_WORDS + text[i]] = tuple(joins(text[i]))
-                for term in joined:
-                    if term not in seen:
-                        frequency[term] = get(term, 0.0) + scale
+                for term in memo.joins(field, terms):
+                    frequency[term] = get(term, 0.0) + scale
         for term, tf in frequency.items():
-            posting = postings.get(term)
+            posting = posting_of(term)
             if posting is None:
                 postings[term] = ([doc], [tf / (k1 + tf)])
             else:
                 posting[0].append(doc)
                 posting[1].append(tf / (k1 + tf))
     return postings
+
+
+Counted = tuple[tuple[str, ...], bytes | tuple[int, ...]]
+"""A text's distinct terms in the order they first occur, and how often each occurs."""
+
+MAX_MEMO = 1 << 20
+"""Terms (of texts, chunks and joins) a process remembers (some 50 MB at most) before it
+starts over."""
+
+
+class _Analyzed(dict[str, tuple[str, ...]]):
+    """chunk -> its terms (`analyze`), analyzed when first looked up."""
+
+    def __missing__(self, chunk: str) -> tuple[str, ...]:
+        terms = self[chunk] = analyze(chunk)
+        return terms
+
+
+class _Memo:
+    """What a process remembers of the texts it indexed: each field text's terms counted,
+    each chunk's terms (`analyze`), each name's joins not among its terms. Entries are only
+    ever added, never changed, so two builds in two threads may share one."""
+
+    __slots__ = ("chunks", "joined", "size", "texts")
+
+    def __init__(self) -> None:
+        self.chunks = _Analyzed()
+        self.texts: dict[str, Counted] = {}
+        self.joined: dict[str, tuple[str, ...]] = {}
+        self.size = 0
+
+    def counted(self, text: str) -> Counted:
+        """`text`'s terms counted, each distinct chunk analyzed once."""
+        found = self.texts.get(text)
+        if found is None:
+            terms_of = self.chunks.__getitem__  # `_Analyzed.__missing__` analyzes a new one
+            counts = Counter(chain.from_iterable(map(terms_of, chunks(text))))
+            times = counts.values()
+            # bytes when they fit (they do but for a word said 256 times): not an object
+            # the cyclic collector tracks, as a tuple of counts would be
+            found = self.texts[text] = (
+                tuple(counts),
+                bytes(times) if max(times, default=0) < 256 else tuple(times),
+            )
+            self.size += len(counts) + 1
+        return found
+
+    def joins(self, text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
+        """`text`'s neighbouring words joined (`terms.joins`), those not among `terms`."""
+        found = self.joined.get(text)
+        if found is None:
+            own = set(terms)
+            found = self.joined[text] = tuple(t for t in joins(text) if t not in own)
+            self.size += len(found) + 1
+        return found
+
+
+_memos = [_Memo()]
+
+
+def _memo() -> _Memo:
+    """The process's `_Memo`, so a tool set built again (serve's upstreams list one by
+    one; each scope sees its own tool set) analyzes only its new texts; past `MAX_MEMO` a
+    new one replaces it (a build under way keeps the one it holds)."""
+    if _memos[0].size > MAX_MEMO:
+        _memos[0] = _Memo()
+    return _memos[0]
 
 
 def _exact_names(docs: tuple[Document, ...]) -> dict[str, tuple[tuple[int, int], ...]]:

@@ -198,7 +198,8 @@ class Model:
         return vector
 
     def embed_all(self, texts: Sequence[str]) -> NDArray[np.float64]:
-        """One row per text."""
+        """One row per text. (A batched gather and segmented sum measured slower: numpy
+        converts float16 to float64 at 13 ns a value, in cache or not.)"""
         import numpy as np
 
         matrix = np.zeros((len(texts), self.dimensions))
@@ -277,34 +278,40 @@ class SemanticIndex:
     def credits(self, query: str, server: str | None = None) -> dict[int, float]:
         """The `DEPTH` nearest documents to `query` (among `server`'s when given), each with
         its credit in (0, 1]: 1 for the nearest, down towards 0 for the next after them."""
+        near, credit = self.credit_arrays(query, server)
+        return dict(zip(near.tolist(), credit.tolist(), strict=True))
+
+    def credit_arrays(
+        self, query: str, server: str | None = None
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """`credits` as two arrays: the documents, and their credits (the same floats: an
+        integer difference over an integer span, each below 2^53, divided once)."""
         import numpy as np
 
+        none = (np.zeros(0, dtype=np.intp), np.zeros(0))
         if server is None:
             rows = None
             vectors = self._vectors
         else:
             rows = self._rows.get(server)
             if rows is None:
-                return {}
+                return none
             vectors = self._vectors[rows]
         if len(vectors) < 2:
-            return {}
+            return none
         vector = self._model.embed(query)
         if not vector.any():
-            return {}
+            return none
         # exact (see the module's docstring), and without BLAS's threads
         similarity = np.einsum("ij,j->i", vectors, vector).astype(np.int64)
         cut = max(len(similarity) - 1 - DEPTH, 0)
         zero = int(np.partition(similarity, cut)[cut])
         span = int(similarity.max()) - zero
         if span <= 0:
-            return {}
+            return none
         near = np.flatnonzero(similarity > zero)
         found = near if rows is None else rows[near]
-        return {
-            int(doc): (int(value) - zero) / span
-            for doc, value in zip(found.tolist(), similarity[near].tolist(), strict=True)
-        }
+        return found.astype(np.intp), (similarity[near] - zero) / span
 
     def fuse(self, query: str, scores: dict[int, float], server: str | None) -> dict[int, float]:
         """BM25F's `scores` (already limited to `server`) divided by the best one, plus

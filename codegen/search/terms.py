@@ -54,8 +54,15 @@ STOPWORDS = frozenset(
 _ENGLISH = snowballstemmer.stemmer("english")
 
 
+_SPACES = bytes(byte if chr(byte).isalnum() else 32 for byte in range(128)) + bytes(range(128, 256))
+"""ASCII text's bytes with every byte `_CHUNKS` does not match made a space."""
+
+
 def chunks(text: str) -> list[str]:
-    """The pieces of `text` that hold words, each to be cut by `analyze`."""
+    """The pieces of `text` that hold words, each to be cut by `analyze`: what `_CHUNKS`
+    finds, cut faster from ASCII text (most of it) by a byte table and a split."""
+    if text.isascii():
+        return text.encode("ascii").translate(_SPACES).decode("ascii").split()
     return _CHUNKS.findall(text)
 
 

@@ -37,6 +37,14 @@ NOTIFY_INTERVAL = 1.0
 """Seconds between two change notices to the clients."""
 
 
+def _load_search_model() -> None:
+    """Load the search's embedding model (`tool-codegen[search]`; nothing without it) now,
+    off the path of the first search: 0.6 to 0.9 s, overlapping the upstreams' start."""
+    from ..search import semantic
+
+    semantic.model()
+
+
 def finished(result: Any) -> Any:
     """The wire's answer to a finished call (an unknown tool is a protocol error)."""
     outcome = call_result(result)
@@ -95,12 +103,20 @@ class Host:
             except CodeModeError as error:
                 self.note(f"{upstream.label}: warning: {error}; left out")
         self._mounted[upstream.prefix] = removers
+        if removers and self._past_full_tier():
+            self._warm([_load_search_model])  # while the other upstreams start
         if not upstream.description:  # the config's own summary wins
             self.registry.set_server_summary(
                 upstream.prefix, server_summary(getattr(connection, "about", ()), tools)
             )
         self._view = None
         return len(removers)
+
+    def _past_full_tier(self) -> bool:
+        """Whether the tools' names alone are past the budget, so the SDK text cannot be the
+        full section and programs will search (`tiers.py`'s lower bound)."""
+        budget = self.registry.budget
+        return budget is not None and sum(map(len, self.registry.visible())) > budget
 
     def unmount(self, prefix: str) -> int:
         removers = self._mounted.pop(prefix, [])
