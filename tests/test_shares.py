@@ -204,6 +204,31 @@ def test_a_process_with_other_threads_never_forks() -> None:
         thread.join()
 
 
+def test_a_thread_threading_does_not_know_of_also_keeps_the_process_from_forking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A C library's thread, or one `_thread` started, holds locks a child would inherit
+    held as much as a `threading.Thread`: the kernel's count decides."""
+    import _thread
+
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    started, stop = _thread.allocate_lock(), _thread.allocate_lock()
+    started.acquire()
+    stop.acquire()
+
+    def wait() -> None:
+        started.release()
+        stop.acquire()
+
+    _thread.start_new_thread(wait, ())
+    started.acquire()
+    try:
+        assert shares._other_threads()
+        assert shares.share_count(10_000, 4) == 1
+    finally:
+        stop.release()
+
+
 def test_share_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shares, "_other_threads", lambda: False)  # another test's threads
     monkeypatch.setattr(shares, "usable_cores", lambda: 4)

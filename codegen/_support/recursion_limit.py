@@ -10,15 +10,15 @@ share one raise, so none of them restores the limit under another that is still 
 
 from __future__ import annotations
 
-import _thread
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 RECURSION_LIMIT = 20_000
 """Frames the deepest walk may take (about eight per schema level, with headroom)."""
 
-_lock = _thread.allocate_lock()  # `threading.Lock`, without importing `threading`
+_lock = threading.Lock()
 _active = 0
 _restore: int | None = None
 

@@ -78,8 +78,14 @@ def share_count(items: int, jobs: int | None) -> int:
 
 
 def _other_threads() -> bool:
-    threading = sys.modules.get("threading")  # never imported here: a CLI run has none
-    return threading is not None and threading.active_count() > 1
+    """Whether another thread runs in this process: counted by the kernel where it can
+    (`/proc/self/task`, as CPython 3.12's fork warning counts), since a C library or
+    `_thread` starts threads `threading` does not know of; else by `threading`."""
+    try:
+        return len(os.listdir("/proc/self/task")) > 1
+    except OSError:
+        threading = sys.modules.get("threading")  # never imported here: a CLI run has none
+        return threading is not None and threading.active_count() > 1
 
 
 def map_in_shares(
