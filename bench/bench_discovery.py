@@ -39,10 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from catalogs import ROOT, bfcl_catalog, tooluniverse_catalog
 from tokens import o200k_counter
 
-from codegen.codemode.languages import sdk_renderer
+from codegen.codemode.presentation.languages import sdk_renderer
+from codegen.codemode.presentation.tiers import DEFAULT_BUDGET
 from codegen.codemode.registry import CodeModeError, ToolRegistry, ToolSpec
-from codegen.codemode.run_code_definition import with_sdk
-from codegen.codemode.tiers import DEFAULT_BUDGET
+from codegen.codemode.run_code.definition import with_sdk
 from codegen.load.formats import BFCL_TYPES, JSON_TYPES
 from codegen.load.namespaces import sanitize
 from codegen.render.sections.summaries import first_sentence

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tokens import o200k_counter  # noqa: E402
 
-from codegen.codemode.fitting import (  # noqa: E402
+from codegen.codemode.presentation.fitting import (  # noqa: E402
     DEFAULT_RESULT_TOKENS,
     bound,
     estimate_tokens,

@@ -22,7 +22,7 @@ import statistics
 import time
 from typing import Any
 
-from codegen.codemode.execution import ToolCall
+from codegen.codemode.calls.execution import ToolCall
 from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
 

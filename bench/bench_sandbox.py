@@ -27,10 +27,10 @@ import sys
 import time
 from typing import Any
 
-from codegen.codemode.code_runtime import Bindings
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.run_code.code_runtime import Bindings
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
 from codegen.codemode.sandbox.launchers import SandboxUnavailable, launcher
-from codegen.codemode.signals import AbortController
 
 
 async def answer(name: str, arguments: Any) -> Any:

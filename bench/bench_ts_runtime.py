@@ -33,12 +33,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codegen.codemode.code_runtime import Bindings
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.run_code.code_runtime import Bindings
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codegen.codemode.runtimes.worker_host import WorkerRuntime
-from codegen.codemode.signals import AbortController
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPESCRIPT = str(ROOT / "node_modules" / "typescript")

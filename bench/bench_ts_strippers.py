@@ -40,14 +40,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codegen.codemode.code_runtime import Bindings
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.run_code.code_runtime import Bindings
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes import native_emit
 from codegen.codemode.runtimes.native_emit import PROGRAM_HEAD, PROGRAM_TAIL
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codegen.codemode.runtimes.typescript_package import find_typescript, inspect_package
 from codegen.codemode.sandbox import launchers
-from codegen.codemode.signals import AbortController
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "bench" / ".cache" / "ts-strippers"

@@ -32,12 +32,12 @@ from typing import Any
 
 import psutil
 
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes import python as python_runtime
 from codegen.codemode.runtimes import typescript as typescript_runtime
 from codegen.codemode.runtimes.worker_host import WorkerRuntime
-from codegen.codemode.signals import AbortController
 
 MARK_VARIABLE = "CODEGEN_STRESS_MARK"
 

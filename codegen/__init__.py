@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from ._support.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .codemode.languages import render_sdk_section
-    from .codemode.run_code_definition import run_code_tool
+    from .codemode.presentation.languages import render_sdk_section
+    from .codemode.run_code.definition import run_code_tool
     from .engine import compile_definitions, compile_sources, compile_value
     from .errors import CodegenError, Diagnostic, InvalidInputError, UsageError
     from .ir import Catalog
@@ -39,9 +39,9 @@ _LOCATIONS = {
     "load_sources": "load.sources",
     "render_catalog": "render.catalog",
     "render_python_sdk": "render.python.sdk",
-    "render_sdk_section": "codemode.languages",
+    "render_sdk_section": "codemode.presentation.languages",
     "render_typescript_sdk": "render.typescript.sdk",
-    "run_code_tool": "codemode.run_code_definition",
+    "run_code_tool": "codemode.run_code.definition",
 }
 
 __all__ = [

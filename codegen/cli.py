@@ -869,7 +869,7 @@ def _sdk(args: argparse.Namespace) -> int:
 
 
 def _prompt(args: argparse.Namespace) -> int:
-    from .codemode.languages import sdk_renderer
+    from .codemode.presentation.languages import sdk_renderer
 
     renderer = sdk_renderer(args.lang)  # an unknown language fails before any work
     catalog = _compile(args, _settings(args))
@@ -882,7 +882,7 @@ def _prompt(args: argparse.Namespace) -> int:
 def _run_code_schema(args: argparse.Namespace) -> int:
     import json
 
-    from .codemode.run_code_definition import run_code_tool
+    from .codemode.run_code.definition import run_code_tool
 
     _emit(json.dumps(run_code_tool(args.lang), indent=2, ensure_ascii=False) + "\n", None)
     return EXIT_OK

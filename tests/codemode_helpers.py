@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codegen.codemode.code_runtime import Bindings, RunOutput
-from codegen.codemode.policy import ApprovalService
+from codegen.codemode.calls.cancellation import AbortSignal
+from codegen.codemode.calls.hooks import ApprovalService
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.signals import AbortSignal
+from codegen.codemode.run_code.code_runtime import Bindings, RunOutput
 
 
 def run(coroutine: Awaitable[Any]) -> Any:

@@ -752,8 +752,8 @@ async def _outcome(runtime: Any, program: str, watch: CompilerWatch | None) -> d
 
 
 async def _run_program(runtime: Any, program: str) -> dict[str, Any]:
-    from codegen.codemode.code_runtime import Bindings, CodeRunFailed
-    from codegen.codemode.signals import AbortController
+    from codegen.codemode.calls.cancellation import AbortController
+    from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed
 
     echoed: list[int] = []
 
@@ -781,7 +781,7 @@ async def _run_program(runtime: Any, program: str) -> dict[str, Any]:
 
 
 def _missing() -> Any:
-    from codegen.codemode.code_runtime import MISSING
+    from codegen.codemode.run_code.code_runtime import MISSING
 
     return MISSING
 
@@ -792,7 +792,7 @@ step's probes run TypeScript, with TypeScript 7's compiler)."""
 
 
 def make_runtime(language: str, sandbox: str, options: dict[str, Any]) -> Any:
-    from codegen.codemode.run_limits import RuntimeLimits
+    from codegen.codemode.run_code.run_limits import RuntimeLimits
     from codegen.codemode.runtimes.by_language import runtime_for
 
     return runtime_for(
@@ -812,7 +812,7 @@ def run_all(
     import shutil
     import tempfile
 
-    from codegen.codemode.run_limits import RuntimeLimits
+    from codegen.codemode.run_code.run_limits import RuntimeLimits
     from codegen.codemode.sandbox.cgroups import run_memory_bound
 
     folder = tempfile.mkdtemp(prefix="codegen-probe-secret-")  # 0700, the host's user's
@@ -1131,7 +1131,7 @@ def _kernel_buffers(outcome: dict[str, Any], context: dict[str, Any]) -> list[st
     """Killed for want of memory (the run's memory cgroup counts kernel buffers) is
     contained; else what the program parked in kernel buffers stays within its share of
     the stated bound (`cgroups.run_memory_bound`)."""
-    from codegen.codemode.run_limits import DESCRIPTORS
+    from codegen.codemode.run_code.run_limits import DESCRIPTORS
     from codegen.codemode.sandbox.cgroups import descriptor_buffer_bytes
 
     if not outcome["ok"]:
@@ -1151,7 +1151,7 @@ def _kernel_buffers(outcome: dict[str, Any], context: dict[str, Any]) -> list[st
 def _quotas(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     import errno
 
-    from codegen.codemode.run_limits import DESCRIPTORS
+    from codegen.codemode.run_code.run_limits import DESCRIPTORS
 
     problems = [
         f"{name}: {said}, expected EPERM"
@@ -1170,7 +1170,7 @@ def _quotas(result: Any, outcome: dict[str, Any], context: dict[str, Any]) -> li
 
 def _contained(outcome: dict[str, Any], context: dict[str, Any]) -> list[str]:
     """What is wrong with how the compilers of a compile probe ran, and with what is left."""
-    from codegen.codemode.run_limits import DESCRIPTORS, RuntimeLimits
+    from codegen.codemode.run_code.run_limits import DESCRIPTORS, RuntimeLimits
     from codegen.codemode.runtimes.native_emit import GLOBALS, OPTIONS, SOURCE
     from codegen.codemode.sandbox.identities import RANGE
 

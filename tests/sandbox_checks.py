@@ -23,7 +23,7 @@ from typing import Any
 import psutil
 import pytest
 
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed
+from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed
 from codegen.codemode.sandbox.identities import STRANGER
 from codegen.codemode.sandbox.launchers import host_is_root, unreachable
 from processes import left_processes

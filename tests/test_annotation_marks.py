@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from codegen import ir
-from codegen.codemode.discovery import LINE_LIMIT, Discovery
+from codegen.codemode.presentation.discovery import LINE_LIMIT, Discovery
+from codegen.codemode.presentation.tiers import DEFAULT_BUDGET, utf16_units
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.tiers import DEFAULT_BUDGET, utf16_units
 from codegen.engine import compile_value
 from codegen.render.sections.hints import MARKS, hint_marks, marked, marks_of, tag
 from codegen.render.sections.python import render_python_section_sdk

@@ -18,11 +18,11 @@ import pytest
 from codegen.codemode.approval.audit import AuditLog, AuditLogError, AuditSettings
 from codegen.codemode.approval.hints import ToolHints
 from codegen.codemode.approval.rules import DEFAULT_POLICY, Policy, Rule, parse_policy
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.policy import Answer, ApprovalService
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.calls.hooks import Answer, ApprovalService
+from codegen.codemode.calls.results import ErrorCode, ToolResult
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.results import ErrorCode, ToolResult
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.python import PythonRuntime
 from codemode_helpers import run
 

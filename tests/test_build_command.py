@@ -18,7 +18,7 @@ import yaml
 
 from codegen._support.progress import reporting
 from codegen.cli import main
-from codegen.codemode.languages import render_sdk_section
+from codegen.codemode.presentation.languages import render_sdk_section
 from codegen.engine import compile_sources
 from codegen.render.catalog import render_catalog
 from codegen.render.python.sdk import render_python_sdk

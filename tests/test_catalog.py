@@ -435,7 +435,7 @@ def test_tools_without_a_server_follow_the_servers() -> None:
 def test_the_server_of_a_tool_is_code_modes(name: str) -> None:
     """`render` cannot import the loader or Code Mode, so it keeps its own copy of the rule:
     the same separator as `--namespace`, the same server as `catalog.servers()`."""
-    from codegen.codemode.discovery import server_of as code_mode_server_of
+    from codegen.codemode.presentation.discovery import server_of as code_mode_server_of
     from codegen.load.namespaces import SEPARATOR
     from codegen.render import catalog as catalog_module
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from codegen.codemode.run_limits import DESCRIPTORS, RuntimeLimits
+from codegen.codemode.run_code.run_limits import DESCRIPTORS, RuntimeLimits
 from codegen.codemode.sandbox import cgroups
 from codegen.codemode.sandbox.cgroups import (
     RunCgroup,
@@ -104,9 +104,9 @@ HOST = """
 import asyncio, os, sys
 sys.path.insert(0, sys.argv[1])
 from codegen.codemode.runtimes.python import PythonRuntime
-from codegen.codemode.run_limits import RuntimeLimits
-from codegen.codemode.code_runtime import Bindings
-from codegen.codemode.signals import AbortController
+from codegen.codemode.run_code.run_limits import RuntimeLimits
+from codegen.codemode.run_code.code_runtime import Bindings
+from codegen.codemode.calls.cancellation import AbortController
 
 async def main():
     runtime = PythonRuntime(RuntimeLimits(timeout=120), sandbox="namespaces", spare=False)

@@ -8,13 +8,18 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.bridge import NO_OUTPUT, DispatchEvent, present_run_output
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.policy import Accept
+from codegen.codemode.calls.cancellation import AbortController, AbortSignal
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.calls.hooks import Accept
+from codegen.codemode.calls.results import ErrorCode
 from codegen.codemode.registry import ToolRegistry
-from codegen.codemode.results import ErrorCode
-from codegen.codemode.signals import AbortController, AbortSignal
+from codegen.codemode.run_code.bridge import NO_OUTPUT, DispatchEvent, present_run_output
+from codegen.codemode.run_code.code_runtime import (
+    Bindings,
+    CodeRunFailed,
+    RunOutput,
+    ToolCallFailed,
+)
 from codemode_helpers import Recorder, ScriptedRuntime, echo_tool, registry_with, run
 
 

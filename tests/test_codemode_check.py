@@ -23,11 +23,11 @@ from program_suites import (
 )
 
 from codegen.codemode import PythonRuntime, RuntimeLimits, ToolCall, ToolRegistry, ToolSpec
+from codegen.codemode.calls.cancellation import AbortSignal
 from codegen.codemode.checks import verdict
 from codegen.codemode.checks.outcome import CheckLimits, CheckOutcome, ProgramDiagnostic
-from codegen.codemode.code_runtime import Bindings, RunOutput
-from codegen.codemode.languages import CHECKED
-from codegen.codemode.signals import AbortSignal
+from codegen.codemode.presentation.languages import CHECKED
+from codegen.codemode.run_code.code_runtime import Bindings, RunOutput
 from codemode_helpers import registry_with
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.prompt import PromptSection
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.presentation.prompt import PromptSection
 from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
 from codemode_helpers import run

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.prompt import PromptSection
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.presentation.prompt import PromptSection
 from codegen.codemode.registry import ToolRegistry
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codemode_helpers import run
 from test_codemode_e2e import file_tools
 from typescript_nodes import SETUPS, runtime

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.codemode.execution import ParentToken, ToolCall, mint_parent
-from codegen.codemode.policy import Accept, Allow, Ask, Block, Deny
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.calls.execution import ParentToken, ToolCall, mint_parent
+from codegen.codemode.calls.hooks import Accept, Allow, Ask, Block, Deny
+from codegen.codemode.calls.results import ErrorCode
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.results import ErrorCode
-from codegen.codemode.signals import AbortController
 from codemode_helpers import (
     FixedApproval,
     Recorder,

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.languages import UnknownLanguageError
-from codegen.codemode.prompt import PromptSection, RenderedSection
+from codegen.codemode.presentation.languages import UnknownLanguageError
+from codegen.codemode.presentation.prompt import PromptSection, RenderedSection
 from codegen.codemode.registry import CodeModeError, ToolRegistry, ToolSpec
-from codegen.codemode.run_code_definition import run_code_tool
+from codegen.codemode.run_code.definition import run_code_tool
 from codemode_helpers import ScriptedRuntime, echo_tool, registry_with
 
 

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.codemode.discovery import MAX_HITS, Discovery, DiscoveryError
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.languages import run_code_flavor
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.presentation.discovery import MAX_HITS, Discovery, DiscoveryError
+from codegen.codemode.presentation.languages import run_code_flavor
+from codegen.codemode.presentation.tiers import DEFAULT_BUDGET, search_text, utf16_units
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.tiers import DEFAULT_BUDGET, search_text, utf16_units
 from codegen.engine import compile_value
 from codegen.render.chunks import tool_chunks
 from codegen.render.sections import python as python_section
@@ -484,7 +484,7 @@ def test_a_failed_search_never_awaited_ends_no_typescript_run() -> None:
 
 @pytest.mark.parametrize("budget", [700, 1500, DEFAULT_BUDGET, 1_000_000])
 def test_the_wire_keeps_description_and_instructions_within_the_budget(budget: int) -> None:
-    from codegen.codemode.prompt import CODE_ONLY
+    from codegen.codemode.presentation.prompt import CODE_ONLY
     from codegen.serve.wire import wire_view
 
     registry = corpus_registry(budget=budget)

@@ -563,8 +563,8 @@ def test_the_cache_sees_a_change_to_the_referenced_file_alone(
 def test_code_mode_registers_what_the_loader_bundled(project: Path) -> None:
     """A host reads its tools with `load_sources` and registers them; the registry itself
     reads no file, whatever a schema it is given refers to."""
+    from codegen.codemode.calls.specs import ToolSpec
     from codegen.codemode.registry import ToolRegistry
-    from codegen.codemode.specs import ToolSpec
 
     (tool,) = load_sources(["defs"], ref_roots=["shared"]).tools
     registry = ToolRegistry(mode="native")

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.codemode import fitting
-from codegen.codemode.fitting import (
+from codegen.codemode.presentation import fitting
+from codegen.codemode.presentation.fitting import (
     DEFAULT_RESULT_TOKENS,
     MIN_BUDGET,
     bound,
@@ -30,8 +30,8 @@ from codegen.codemode.fitting import (
     fit_text,
     run_text,
 )
-from codegen.codemode.fitting import o200k as tokenizer
-from codegen.codemode.fitting.cutter import Cutter
+from codegen.codemode.presentation.fitting import o200k as tokenizer
+from codegen.codemode.presentation.fitting.cutter import Cutter
 from conftest import CORPUS, ROOT
 
 MARKER = re.compile(r"(.*)… \[cut: ([\d,]+) more characters\]", re.DOTALL)

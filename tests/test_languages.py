@@ -14,7 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import codegen
-from codegen.codemode.languages import (
+from codegen.codemode.presentation.languages import (
     RUN_CODE_FLAVORS,
     SDK_RENDERERS,
     UnknownLanguageError,
@@ -22,7 +22,7 @@ from codegen.codemode.languages import (
     run_code_flavor,
     sdk_renderer,
 )
-from codegen.codemode.run_code_definition import run_code_tool
+from codegen.codemode.run_code.definition import run_code_tool
 from codegen.engine import compile_sources
 from codegen.render.sections.python import render_python_section_sdk as render_python_model_sdk
 from codegen.render.sections.typescript import render_typescript_section_sdk

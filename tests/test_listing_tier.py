@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_discovery import Echo, corpus_registry, echo
 
-from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.tiers import (
+from codegen.codemode.presentation.tiers import (
     FULL,
     LISTING,
     SEARCH,
@@ -21,6 +20,7 @@ from codegen.codemode.tiers import (
     listing_text,
     utf16_units,
 )
+from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.serve.tools import server_summary
 
 

@@ -18,12 +18,13 @@ import pytest
 from sandbox_checks import staged
 
 from codegen._support.program_lookup import find_program
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.languages import RUN_CODE_FLAVORS
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.calls.results import ErrorCode
+from codegen.codemode.presentation.languages import RUN_CODE_FLAVORS
 from codegen.codemode.registry import ToolRegistry
-from codegen.codemode.results import ErrorCode
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.by_language import (
     RUNTIMES,
     RuntimeUnavailableError,
@@ -44,7 +45,6 @@ from codegen.codemode.runtimes.typescript_package import (
     native_compiler,
     platform_package,
 )
-from codegen.codemode.signals import AbortController
 from codemode_helpers import run
 from typescript_nodes import ROOT, SETUPS, TYPESCRIPT, TYPESCRIPT7, WHEEL_NODE
 

@@ -151,11 +151,11 @@ print(json.dumps({"status": done.returncode, "stdout": done.stdout, "stderr": do
 HOST = r'''
 import asyncio, ctypes, json, os, subprocess, sys
 sys.path.insert(0, sys.argv[1])
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.by_language import runtime_for
 from codegen.codemode.sandbox import launchers
-from codegen.codemode.signals import AbortController
+from codegen.codemode.calls.cancellation import AbortController
 
 job = json.loads(sys.argv[2])
 folder = job["folder"]

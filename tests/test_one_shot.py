@@ -15,7 +15,7 @@ import sys
 import pytest
 from sandbox_checks import python_for
 
-from codegen.codemode.run_limits import DESCRIPTORS, RuntimeLimits
+from codegen.codemode.run_code.run_limits import DESCRIPTORS, RuntimeLimits
 from codegen.codemode.runtimes.one_shot import hold, run_one_shot
 from codegen.codemode.sandbox.launchers import Launcher, image_launcher, python_image
 from processes import NSBOOT_MARK, left_processes

@@ -58,9 +58,9 @@ def test_lookup_skips_folders_that_are_not_absolute(
 
 RUN_IN_SANDBOX = """
 import asyncio, json, sys
-from codegen.codemode.code_runtime import Bindings
+from codegen.codemode.run_code.code_runtime import Bindings
 from codegen.codemode.runtimes.by_language import runtime_for
-from codegen.codemode.signals import AbortController
+from codegen.codemode.calls.cancellation import AbortController
 
 async def main():
     options = {"python": sys.argv[1]} if sys.argv[1] else {}

@@ -24,6 +24,7 @@ import pytest
 from program_suites import WRONG_KINDS, corpus_catalog, natural_programs, wrong_programs
 
 from codegen.codemode import ToolCall, ToolRegistry, ToolSpec
+from codegen.codemode.calls.cancellation import AbortSignal
 from codegen.codemode.checkers.typescript_checker import TypeScriptChecker
 from codegen.codemode.checkers.typescript_server import (
     CheckerUnavailable,
@@ -36,9 +37,8 @@ from codegen.codemode.checks.typescript_declarations import (
     NotCheckable,
     checkable_declarations,
 )
-from codegen.codemode.code_runtime import Bindings, RunOutput
+from codegen.codemode.run_code.code_runtime import Bindings, RunOutput
 from codegen.codemode.sandbox.launchers import children
-from codegen.codemode.signals import AbortSignal
 from codegen.engine import compile_definitions
 from codegen.load.definitions import ToolDefinition
 from codegen.render.sections.typescript import render_typescript_section_sdk

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.execution import ToolCall
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.calls.results import ErrorCode, ToolResult
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.results import ErrorCode, ToolResult
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
-from codegen.codemode.signals import AbortController
 from codemode_helpers import run
 from processes import WORKER_MARK, left_processes, process_group_gone
 

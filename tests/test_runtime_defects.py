@@ -22,14 +22,14 @@ from typing import Any
 import psutil
 import pytest
 
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.policy import ApprovalService, Ask
+from codegen.codemode.calls.cancellation import AbortController, AbortSignal
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.calls.hooks import ApprovalService, Ask
+from codegen.codemode.calls.results import ErrorCode, ToolResult
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.results import ErrorCode, ToolResult
+from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed, RunOutput
 from codegen.codemode.runtimes import python as python_runtime
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits, worker_source
-from codegen.codemode.signals import AbortController, AbortSignal
 from codemode_helpers import Recorder, ScriptedRuntime, echo_tool, registry_with, run
 from processes import process_group_gone
 
@@ -288,8 +288,8 @@ def test_distinct_pending_calls_still_hit_the_limit() -> None:
 HOST = """
 import asyncio, sys
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
-from codegen.codemode.code_runtime import Bindings
-from codegen.codemode.signals import AbortController
+from codegen.codemode.run_code.code_runtime import Bindings
+from codegen.codemode.calls.cancellation import AbortController
 
 async def main():
     runtime = PythonRuntime(RuntimeLimits(timeout=600))

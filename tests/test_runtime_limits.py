@@ -13,16 +13,22 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode import jsonvalue
-from codegen.codemode.bridge import ProgramRun
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
-from codegen.codemode.execution import ToolCall
-from codegen.codemode.jsonvalue import is_large, snapshot
+from codegen.codemode.calls import jsonvalue
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.calls.execution import ToolCall
+from codegen.codemode.calls.jsonvalue import snapshot
+from codegen.codemode.calls.offload import is_large
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.bridge import ProgramRun
+from codegen.codemode.run_code.code_runtime import (
+    Bindings,
+    CodeRunFailed,
+    RunOutput,
+    ToolCallFailed,
+)
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.messages import bounded_text
 from codegen.codemode.runtimes.python import PythonRuntime
-from codegen.codemode.signals import AbortController
 
 
 def runtime(**limits: Any) -> PythonRuntime:
@@ -109,8 +115,8 @@ def test_a_run_that_finds_no_slot_times_out_and_a_cancelled_wait_takes_none() ->
 
 def test_copying_a_big_value_is_linear_and_done_once(monkeypatch: pytest.MonkeyPatch) -> None:
     spelled: list[Any] = []
-    original = jsonvalue._path
-    monkeypatch.setattr(jsonvalue, "_path", lambda where: spelled.append(where) or original(where))
+    original = jsonvalue.value_path
+    monkeypatch.setattr(jsonvalue, "value_path", lambda where: spelled.append(where) or original(where))
     value = {"a": [0] * 200_000, "b": [{"c": 1.5, "d": [None, "x"]}] * 20_000}
     frozen = snapshot(value)
     assert frozen == value and spelled == []  # no path spelled for a valid value

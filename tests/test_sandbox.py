@@ -27,10 +27,10 @@ from sandbox_checks import (
     text_of,
 )
 
-from codegen.codemode.code_runtime import CodeRunFailed, RunOutput
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.run_code.code_runtime import CodeRunFailed, RunOutput
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits
 from codegen.codemode.sandbox.launchers import SandboxUnavailable, launcher
-from codegen.codemode.signals import AbortController
 
 
 async def run_program(

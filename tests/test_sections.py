@@ -22,9 +22,9 @@ import pytest
 from section_lossless import expand_dittos, missing, python_shown, typescript_shown
 
 from codegen import ir
-from codegen.codemode.code_runtime import Bindings
+from codegen.codemode.calls.cancellation import AbortSignal
+from codegen.codemode.run_code.code_runtime import Bindings
 from codegen.codemode.runtimes.python import PythonRuntime
-from codegen.codemode.signals import AbortSignal
 from codegen.engine import compile_definitions, compile_sources
 from codegen.load.sources import load_sources
 from codegen.render.sections import python as pysection

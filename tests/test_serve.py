@@ -18,8 +18,8 @@ import pytest
 from mcp import Client, StdioServerParameters, stdio_client
 
 from codegen.cli import main
-from codegen.codemode.languages import RUN_CODE_FLAVORS
-from codegen.codemode.run_code_definition import run_code_tool, with_sdk
+from codegen.codemode.presentation.languages import RUN_CODE_FLAVORS
+from codegen.codemode.run_code.definition import run_code_tool, with_sdk
 from codegen.codemode.runtimes.by_language import (
     RuntimeUnavailableError,
     create_runtime,
@@ -235,7 +235,7 @@ def test_the_result_budget_from_the_config_and_the_flag(tmp_path: Path) -> None:
     """`result_tokens` reaches the registry that fits run results; the flag wins; the
     default is Code Mode's own."""
     from codegen.cli import build_parser
-    from codegen.codemode.fitting import DEFAULT_RESULT_TOKENS
+    from codegen.codemode.presentation.fitting import DEFAULT_RESULT_TOKENS
     from codegen.serve.command import DEFAULT_RESULT_TOKENS as SERVE_DEFAULT
     from codegen.serve.command import plan
 
@@ -446,9 +446,9 @@ def test_closing_the_host_waits_for_the_discovery_warm_up(
     model's). It is no daemon and `Host.close` (serve's shutdown) joins it, so the
     interpreter never finalizes while it runs: a daemon thread there aborted the process
     (SIGABRT, "FATAL: exception not rethrown"). Nothing is warmed after closing."""
-    from codegen.codemode.discovery import Discovery
+    from codegen.codemode.calls.specs import ToolSpec
+    from codegen.codemode.presentation.discovery import Discovery
     from codegen.codemode.registry import ToolRegistry
-    from codegen.codemode.specs import ToolSpec
     from codegen.serve.mcp_server import Host
 
     working, release = threading.Event(), threading.Event()

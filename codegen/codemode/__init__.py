@@ -19,38 +19,38 @@ from typing import TYPE_CHECKING
 from .._support.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from .execution import ToolCall, ToolContext
-    from .policy import Accept, Allow, ApprovalService, Ask, Block, Deny
-    from .prompt import PromptSection
+    from .calls.cancellation import AbortController
+    from .calls.execution import ToolCall, ToolContext
+    from .calls.hooks import Accept, Allow, ApprovalService, Ask, Block, Deny
+    from .calls.results import ErrorCode, ToolResult
+    from .calls.scopes import Scope
+    from .calls.specs import CodeModeError, ToolSpec
+    from .presentation.prompt import PromptSection
     from .registry import ToolRegistry
-    from .results import ErrorCode, ToolResult
-    from .run_limits import RuntimeLimits
+    from .run_code.run_limits import RuntimeLimits
     from .runtimes.by_language import runtime_for
     from .runtimes.python import PythonRuntime
     from .runtimes.typescript import TypeScriptRuntime
-    from .scopes import Scope
-    from .signals import AbortController
-    from .specs import CodeModeError, ToolSpec
 
 _LOCATIONS = {
-    "AbortController": "signals",
-    "Accept": "policy",
-    "Allow": "policy",
-    "ApprovalService": "policy",
-    "Ask": "policy",
-    "Block": "policy",
-    "CodeModeError": "specs",
-    "Deny": "policy",
-    "ErrorCode": "results",
-    "PromptSection": "prompt",
+    "AbortController": "calls.cancellation",
+    "Accept": "calls.hooks",
+    "Allow": "calls.hooks",
+    "ApprovalService": "calls.hooks",
+    "Ask": "calls.hooks",
+    "Block": "calls.hooks",
+    "CodeModeError": "calls.specs",
+    "Deny": "calls.hooks",
+    "ErrorCode": "calls.results",
+    "PromptSection": "presentation.prompt",
     "PythonRuntime": "runtimes.python",
-    "RuntimeLimits": "run_limits",
-    "Scope": "scopes",
-    "ToolCall": "execution",
-    "ToolContext": "execution",
+    "RuntimeLimits": "run_code.run_limits",
+    "Scope": "calls.scopes",
+    "ToolCall": "calls.execution",
+    "ToolContext": "calls.execution",
     "ToolRegistry": "registry",
-    "ToolResult": "results",
-    "ToolSpec": "specs",
+    "ToolResult": "calls.results",
+    "ToolSpec": "calls.specs",
     "TypeScriptRuntime": "runtimes.typescript",
     "runtime_for": "runtimes.by_language",
 }

@@ -30,23 +30,20 @@ from .. import ir
 from ..render.text import truncate
 from .approval.hints import ToolHints
 from .approval.rules import DEFAULT_POLICY, Policy, Verdict
-from .bridge import present_run_output, run_code_handler
+from .calls.execution import Execution, ToolCall
+from .calls.executor import execute
+from .calls.hooks import ApprovalService, AroundDispatch, Guard, Observer, PostExecuteListener
+from .calls.hooks import PreExecuteListener as PreExecute
+from .calls.results import ToolResult
+from .calls.scopes import MODES, Mode, Scope
+from .calls.specs import CodeModeError, Handler, ToolSpec
 from .checks.cache import CheckerCache
 from .checks.outcome import CHECK_MODES, CheckLimits, CheckMode, CheckOutcome, ProgramChecker
-from .code_runtime import CodeRuntime
-from .discovery import Discovery, server_of
-from .execution import Execution, ToolCall
-from .executor import execute
-from .fitting import DEFAULT_RESULT_TOKENS
-from .languages import run_code_flavor, sdk_renderer
-from .policy import ApprovalService, AroundDispatch, Guard, Observer, PostExecuteListener
-from .policy import PreExecuteListener as PreExecute
-from .prompt import PromptAssembler, PromptSection
-from .results import ToolResult
-from .run_code_definition import RUN_CODE, run_code_tool
-from .scopes import MODES, Mode, Scope
-from .specs import CodeModeError, Handler, ToolSpec
-from .tiers import (
+from .presentation.discovery import Discovery, server_of
+from .presentation.fitting import DEFAULT_RESULT_TOKENS
+from .presentation.languages import run_code_flavor, sdk_renderer
+from .presentation.prompt import PromptAssembler, PromptSection
+from .presentation.tiers import (
     DEFAULT_BUDGET,
     KEEP,
     ListedTool,
@@ -56,6 +53,9 @@ from .tiers import (
     search_text,
     utf16_units,
 )
+from .run_code.bridge import present_run_output, run_code_handler
+from .run_code.code_runtime import CodeRuntime
+from .run_code.definition import RUN_CODE, run_code_tool
 
 __all__ = ["CodeModeError", "Handler", "ToolRegistry", "ToolSpec"]
 

@@ -21,8 +21,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..codemode.execution import Execution
-from ..codemode.policy import Answer, ApprovalService
+from ..codemode.calls.execution import Execution
+from ..codemode.calls.hooks import Answer, ApprovalService
 
 ASK_TIMEOUT = 120.0
 """Seconds the user has to answer (the run's clock stands still meanwhile)."""
@@ -134,7 +134,7 @@ def client_link(ctx: Any, tool: str, arguments: dict[str, Any]) -> ClientLink:
     call's `RoundRun` supplies it)."""
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    from ..codemode.run_code_definition import RUN_CODE
+    from ..codemode.run_code.definition import RUN_CODE
 
     session = ctx.session
     params = getattr(session, "client_params", None)

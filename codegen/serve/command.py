@@ -117,7 +117,7 @@ def _config(args: argparse.Namespace) -> ServeConfig:
 def _limits(settings: Any, args: argparse.Namespace) -> tuple[Any, int]:
     """The runs' `RuntimeLimits` and the upstream message cap: flags over the config over
     the defaults."""
-    from ..codemode.run_limits import RuntimeLimits
+    from ..codemode.run_code.run_limits import RuntimeLimits
 
     chosen: dict[str, float] = {**dict(settings.limits), **_flagged(args, LIMIT_KEYS)}
     fields: dict[str, Any] = {
@@ -232,7 +232,7 @@ def _audit(settings: Any, args: argparse.Namespace) -> Any:
 
 
 def _runtime(settled: Plan) -> Any:
-    from ..codemode.languages import UnknownLanguageError, sdk_renderer
+    from ..codemode.presentation.languages import UnknownLanguageError, sdk_renderer
     from ..codemode.runtimes.by_language import RuntimeUnavailableError, runtime_for
 
     options: dict[str, Any] = {}

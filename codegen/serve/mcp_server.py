@@ -21,9 +21,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..codemode.execution import ToolCall
+from ..codemode.calls.execution import ToolCall
+from ..codemode.presentation.tiers import FULL
 from ..codemode.registry import CodeModeError, ToolRegistry
-from ..codemode.tiers import FULL
 from .rounds import RoundRun, Rounds
 from .tools import Caller, mount, server_summary
 from .upstream import Connection, Tools

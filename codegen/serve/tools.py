@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..codemode.jsonvalue import off_loop, thaw
+from ..codemode.calls.jsonvalue import thaw
+from ..codemode.calls.offload import off_loop
 from ..codemode.registry import ToolSpec
 from ..load.namespaces import namespaced
 from ..mcp.config import Upstream

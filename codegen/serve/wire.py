@@ -25,11 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..codemode.prompt import CODE_ONLY
+from ..codemode.calls.results import ErrorCode, ToolResult
+from ..codemode.presentation.prompt import CODE_ONLY
+from ..codemode.presentation.tiers import Tiered, utf16_units
 from ..codemode.registry import ToolRegistry
-from ..codemode.results import ErrorCode, ToolResult
-from ..codemode.run_code_definition import RUN_CODE, with_sdk
-from ..codemode.tiers import Tiered, utf16_units
+from ..codemode.run_code.definition import RUN_CODE, with_sdk
 
 
 @dataclass(frozen=True, slots=True)

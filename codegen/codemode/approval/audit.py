@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..execution import Execution
-    from ..results import ToolResult
+    from ..calls.execution import Execution
+    from ..calls.results import ToolResult
 
 log = logging.getLogger("codegen.codemode.audit")
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..._support.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from ..run_limits import RuntimeLimits
+    from ..run_code.run_limits import RuntimeLimits
     from .by_language import RUNTIMES, RuntimeUnavailableError, create_runtime, runtime_for
     from .python import PythonRuntime
     from .typescript import TypeScriptRuntime
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 _LOCATIONS = {
     "PythonRuntime": "python",
     "RUNTIMES": "by_language",
-    "RuntimeLimits": ".run_limits",
+    "RuntimeLimits": ".run_code.run_limits",
     "RuntimeUnavailableError": "by_language",
     "TypeScriptRuntime": "typescript",
     "create_runtime": "by_language",

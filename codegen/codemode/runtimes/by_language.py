@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import CodegenError
 
 if TYPE_CHECKING:
-    from ..run_limits import RuntimeLimits
+    from ..run_code.run_limits import RuntimeLimits
     from .worker_host import WorkerRuntime
 
 RuntimeFactory = Callable[..., "WorkerRuntime"]
@@ -76,7 +76,7 @@ def runtime_for(
     """A new runtime for `language`. `options` go to that language's runtime; an option it
     does not take is a `TypeError`."""
     if type(language) is not str or language not in RUNTIMES:
-        from ..languages import known_languages
+        from ..presentation.languages import known_languages
 
         reason = (
             "its SDK can be rendered, but programs in it cannot run yet"

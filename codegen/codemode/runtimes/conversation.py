@@ -21,12 +21,12 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, Any, Protocol, TypeVar
 
 from ..approval.pausing import PAUSER
-from ..code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
-from ..jsonvalue import off_loop
-from ..run_limits import DESCRIPTORS, FRAME_SLACK, RuntimeLimits
+from ..calls.cancellation import AbortSignal
+from ..calls.offload import off_loop
+from ..run_code.code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
+from ..run_code.run_limits import DESCRIPTORS, FRAME_SLACK, RuntimeLimits
 from ..sandbox.cgroups import RunCgroup
 from ..sandbox.launchers import Launcher
-from ..signals import AbortSignal
 from .messages import FILE_BYTES, STDERR_TAIL, bounded_text, decode_message
 from .worker_pool import Started, discard, kill, kill_tree
 

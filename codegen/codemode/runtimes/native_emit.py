@@ -28,8 +28,8 @@ import signal as signals
 import sys
 from pathlib import Path
 
-from ..code_runtime import CodeRunFailed
-from ..run_limits import RuntimeLimits
+from ..run_code.code_runtime import CodeRunFailed
+from ..run_code.run_limits import RuntimeLimits
 from ..sandbox.launchers import Launcher, WorkerImage
 from .one_shot import OUTPUT_BYTES, Finished, Held, hold
 

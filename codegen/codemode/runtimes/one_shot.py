@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..run_limits import DESCRIPTORS, RuntimeLimits
+from ..run_code.run_limits import DESCRIPTORS, RuntimeLimits
 from ..sandbox.launchers import Launcher, Link, Spawn
 from .messages import FILE_BYTES
 from .process_limits import Setting, apply_to_tree, usage

@@ -30,7 +30,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from ..run_limits import RuntimeLimits
+from ..run_code.run_limits import RuntimeLimits
 from ..sandbox.launchers import Launcher, launcher, reachable_twin
 from .conversation import WorkerRun
 from .messages import FILE_BYTES, MAX_DEPTH, STDERR_TAIL, decode_message

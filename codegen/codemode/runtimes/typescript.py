@@ -29,8 +29,8 @@ import signal as signals
 import sys
 from pathlib import Path
 
-from ..code_runtime import CodeRunFailed
-from ..run_limits import DESCRIPTORS, RuntimeLimits
+from ..run_code.code_runtime import CodeRunFailed
+from ..run_code.run_limits import DESCRIPTORS, RuntimeLimits
 from ..sandbox.launchers import Launcher, image_launcher
 from .messages import FILE_BYTES
 from .native_emit import compiler_image, emit, hold_compiler

@@ -22,10 +22,10 @@ import weakref
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from ..code_runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
-from ..run_limits import RuntimeLimits
+from ..calls.cancellation import AbortController, AbortSignal
+from ..run_code.code_runtime import Bindings, CodeRunFailed, RunOutput, ToolCallFailed
+from ..run_code.run_limits import RuntimeLimits
 from ..sandbox.launchers import Launcher, SandboxMode, SandboxUnavailable, check_mode
-from ..signals import AbortController, AbortSignal
 from .conversation import WorkerRun
 from .worker_pool import ShutdownGuard, SparePool, Started, cleanups_done
 

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Seque
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..run_limits import RuntimeLimits
+from ..run_code.run_limits import RuntimeLimits
 from ..sandbox.cgroups import RunCgroup
 from ..sandbox.launchers import Launcher, children
 

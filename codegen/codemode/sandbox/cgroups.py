@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ..run_limits import DESCRIPTORS, RuntimeLimits
+from ..run_code.run_limits import DESCRIPTORS, RuntimeLimits
 from .launchers import TMP_BYTES, children
 
 MIB = 1024 * 1024

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .signals import AbortSignal
+from ..calls.cancellation import AbortSignal
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
 """`RunOutput.result` when the program returned nothing."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .tiers import KEEP
 
 if TYPE_CHECKING:
-    from .scopes import Scope
+    from ..calls.scopes import Scope
     from .tiers import Tiered
 
 

@@ -25,13 +25,17 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from .approval.pausing import PAUSER, Pausable
-from .checks import verdict
-from .checks.outcome import CheckMode, CheckOutcome
-from .code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
-from .execution import Execution, ToolCall, ToolContext, mint_parent
-from .executor import Pending
-from .fitting import (
+from ..approval.pausing import PAUSER, Pausable
+from ..calls.cancellation import AbortController
+from ..calls.execution import Execution, ToolCall, ToolContext, mint_parent
+from ..calls.executor import Pending
+from ..calls.hooks import maybe_await
+from ..calls.jsonvalue import NotJsonError, snapshot
+from ..calls.offload import off_loop
+from ..calls.results import ErrorCode, ToolResult, aborted_before_dispatch, failure
+from ..checks import verdict
+from ..checks.outcome import CheckMode, CheckOutcome
+from ..presentation.fitting import (
     DEFAULT_RESULT_TOKENS,
     MIN_BUDGET,
     estimate_tokens,
@@ -39,11 +43,8 @@ from .fitting import (
     fit_text,
     run_text,
 )
-from .jsonvalue import NotJsonError, off_loop, snapshot
-from .policy import maybe_await
-from .results import ErrorCode, ToolResult, aborted_before_dispatch, failure
-from .run_code_definition import RUN_CODE
-from .signals import AbortController
+from .code_runtime import MISSING, Bindings, CodeRunFailed, RunOutput, ToolCallFailed
+from .definition import RUN_CODE
 
 log = logging.getLogger("codegen.codemode")
 
@@ -222,7 +223,7 @@ class ProgramRun:
     async def discover(self, op: str, arguments: Any) -> Any:
         """A program's question to `catalog`, answered over the tools its scope sees (in a
         thread: the first question may build the index and the section)."""
-        from .discovery import DiscoveryError
+        from ..presentation.discovery import DiscoveryError
 
         discovery = self.registry.discovery(self.outer.scope)
         try:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ..errors import CodegenError
-from ..render.targets import TARGETS
+from ...errors import CodegenError
+from ...render.targets import TARGETS
 
 HARVEST_LANGUAGE = "typescript"
 """The flavor used when no runtime is mounted (`language=None`)."""
@@ -208,6 +208,6 @@ def render_sdk_section(catalog: Any, language: str) -> str:
     """The model-facing SDK section (instructions, then the SDK in a fenced code block) of a
     catalog in a language. Accepts an IR catalog or any loadable tool data."""
     renderer = sdk_renderer(language)
-    from ..engine import as_catalog
+    from ...engine import as_catalog
 
     return renderer(as_catalog(catalog))

@@ -23,14 +23,14 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..render.sections.hints import tag
-from ..render.text import truncate
-from ..search.documents import split_name
-from .specs import ToolSpec
+from ...render.sections.hints import tag
+from ...render.text import truncate
+from ...search.documents import split_name
+from ..calls.specs import ToolSpec
 
 if TYPE_CHECKING:
-    from ..render.sections.slices import SectionSlices
-    from ..search import SearchIndex
+    from ...render.sections.slices import SectionSlices
+    from ...search import SearchIndex
 
 DEFAULT_HITS = 8
 MAX_HITS = 50
@@ -72,7 +72,7 @@ class Discovery:
     def index(self) -> SearchIndex:
         with self._lock:
             if self._index is None:
-                from ..search import SearchIndex, document
+                from ...search import SearchIndex, document
 
                 documents = [document(_definition(spec)) for spec in self.specs]
                 self._index = SearchIndex.build(documents, semantic="auto")
@@ -82,7 +82,7 @@ class Discovery:
         """The section slices of the tool set (compiled and placed once)."""
         with self._lock:
             if self._slices is None:
-                from ..render.sections.slices import section_slices
+                from ...render.sections.slices import section_slices
 
                 self._slices = section_slices(self._catalog(), self.language)
             return self._slices

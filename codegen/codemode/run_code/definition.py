@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .languages import run_code_flavor
+from ..presentation.languages import run_code_flavor
 
 RUN_CODE = "run_code"
 """The reserved name of the transport tool."""

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .signals import AbortSignal
+from .cancellation import AbortSignal
 
 if TYPE_CHECKING:
     from .scopes import Scope

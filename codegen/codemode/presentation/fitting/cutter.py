@@ -16,7 +16,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from ..jsonvalue import value_path
+from ...calls.jsonvalue import value_path
 from . import bound
 from .bound import CHARS_PER_TOKEN, piece_cost
 

@@ -27,11 +27,12 @@ import logging
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .approval.pausing import user_time
-from .approval.rules import Verdict
+from ..approval.pausing import user_time
+from ..approval.rules import Verdict
+from .cancellation import AbortController
+from .cancellation import aborted as is_aborted
 from .execution import Execution, ToolCall, ToolContext
-from .jsonvalue import NotJsonError, off_loop, snapshot
-from .policy import (
+from .hooks import (
     APPROVED,
     Accept,
     Allow,
@@ -44,6 +45,8 @@ from .policy import (
     Observer,
     maybe_await,
 )
+from .jsonvalue import NotJsonError, snapshot
+from .offload import off_loop
 from .results import (
     ErrorCode,
     ToolResult,
@@ -54,8 +57,6 @@ from .results import (
     success,
     unknown_tool,
 )
-from .signals import AbortController
-from .signals import aborted as is_aborted
 from .specs import ToolSpec
 
 if TYPE_CHECKING:

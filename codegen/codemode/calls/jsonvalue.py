@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
-T = TypeVar("T")
 MAX_DEPTH = 512
 _LEAVE = object()
 """Stack marker: a container's children are done, it is no longer on the current path."""
@@ -182,34 +180,6 @@ def _is_sealed(value: Any) -> bool:
         return False
     ref = _SEALED.get(id(value))
     return ref is not None and ref() is value
-
-
-async def off_loop(work: Callable[..., T], *arguments: Any, weight: Any) -> T:
-    """`work(*arguments)`, in a thread when `weight` (the value it walks) is large: copying,
-    checking or encoding a big value never stalls the other runs on the event loop."""
-    if is_large(weight):
-        import asyncio
-
-        return await asyncio.to_thread(work, *arguments)
-    return work(*arguments)
-
-
-def is_large(value: Any, budget: int = 4096) -> bool:
-    """Whether `value` holds more than `budget` values, looking at no more than that many:
-    work on a large value is moved off the event loop."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        budget -= 1
-        if budget < 0:
-            return True
-        if isinstance(item, dict):
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-        elif isinstance(item, str) and len(item) > 65536:
-            return True
-    return False
 
 
 def thaw(value: Any) -> Any:
