@@ -12,7 +12,7 @@ The cold path of `codegen sdk` on a small catalog does without five standard way
 things, each replaced by home-made code only to start faster:
 
 1. `tempfile`: atomic writes make their own temporary file (`_support/atomic_write.py`);
-2. `shutil`: argparse's formatters are sized by `cli._columns`, not `get_terminal_size`;
+2. `shutil`: argparse's formatters are sized by `cli.arguments._columns`, not `get_terminal_size`;
 3. `urllib`: meta-schema references are joined by `meta_schema._joined`, and percent
    escapes are decoded with `urllib.parse.unquote` imported only when there is one
    (`normalize.py`, `build/refs.py`);
@@ -123,10 +123,10 @@ EDITS: dict[str, tuple[str, tuple[Edit, ...]]] = {
     ),
     "shutil": (
         "argparse's own `_get_formatter` (its `HelpFormatter` sizes itself with "
-        "`shutil.get_terminal_size`): the override in `cli._Parser` renamed away",
+        "`shutil.get_terminal_size`): the override in `cli.arguments._Parser` renamed away",
         (
             Edit(
-                "cli.py",
+                "cli/arguments.py",
                 "    def _get_formatter(self) -> argparse.HelpFormatter:\n",
                 "    def _unused_get_formatter(self) -> argparse.HelpFormatter:\n",
             ),

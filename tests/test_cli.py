@@ -466,7 +466,8 @@ def test_a_mistyped_flag_or_choice_gets_a_did_you_mean_on_every_command() -> Non
 
 def main_error(argv: list[str]) -> None:
     """Parse `argv` as `main` does, raising its usage error."""
-    from codegen.cli import _parse, build_parser
+    from codegen.cli import build_parser
+    from codegen.cli.arguments import _parse
 
     _parse(build_parser(argv), argv)
 
