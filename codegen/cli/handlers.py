@@ -205,7 +205,7 @@ def _harvest(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from ..workflow.diff import run_diff
+    from ..workflow.diff.command import run_diff
 
     return run_diff(args)
 

@@ -1,102 +1,16 @@
-"""`codegen diff`: what changed between two tool catalogs, and whether it breaks callers.
-
-A change to a tool definition is a change to an API that agents and generated SDKs call, so
-a reviewer needs to know which edits are safe. The comparison runs on the IR, not on the
-JSON: two schemas that spell the same type differently (`$ref` or inline, `enum` order,
-`type: [..]` or `anyOf`) compare equal, and named types are matched by their place and
-structure, never by their generated names, which move when unrelated tools change.
-
-Arguments are what callers send, outputs what they receive, so the same edit breaks in
-opposite directions: a widened argument type (a new enum value, a new optional argument) is
-safe and a narrowed one breaks callers; for an output it is the other way round. The rules:
-
-| change | arguments | output |
-| --- | --- | --- |
-| field added | breaking if required | safe |
-| field removed | breaking | breaking |
-| became required | breaking | safe |
-| became optional | safe | breaking (may be absent) |
-| values/arms added (widened) | safe | breaking |
-| values/arms removed (narrowed) | breaking | safe |
-| type changed otherwise | breaking | breaking |
-| no longer accepts other keys | breaking | safe |
-| description, title, default, deprecation, annotations | safe | safe |
-
-Tools removed and output schemas removed break callers; tools and output schemas added do
-not. The report is deterministic: tools in code-point order of their names, changes in
-schema order.
-"""
+"""Finding the differences on the IR: named types matched by place and structure, never by
+their generated names; arguments and outputs break in opposite directions (the table in
+`workflow.diff`)."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import re
-import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
-from .. import ir
-from .._support import progress as reports
-from ..errors import UsageError
-from .progress import Console
-from .strict import strict_failure
-
-Part = Literal["tool", "args", "output"]
-Status = Literal["added", "removed", "changed"]
-
-DIFF_VERSION = 1
-"""Version of the JSON report's layout."""
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One difference, located by the part of the tool (`args`, `output` or the `tool`
-    itself) and the path of field keys inside it (`[]` array items, `{}` map values,
-    `[n]` tuple items, `*` other keys of an object)."""
-
-    kind: str
-    breaking: bool
-    part: Part
-    path: tuple[str, ...] = ()
-    old: str | None = None
-    new: str | None = None
-    added: tuple[ir.Scalar, ...] = ()
-    removed: tuple[ir.Scalar, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDiff:
-    name: str
-    status: Status
-    changes: tuple[Change, ...]
-
-    @property
-    def breaking(self) -> bool:
-        return any(change.breaking for change in self.changes)
-
-
-@dataclass(frozen=True, slots=True)
-class CatalogDiff:
-    """Only tools with a difference are listed; `unchanged` counts the others."""
-
-    tools: tuple[ToolDiff, ...]
-    unchanged: int
-
-    def count(self, status: Status) -> int:
-        return sum(1 for tool in self.tools if tool.status == status)
-
-    @property
-    def breaking_changes(self) -> int:
-        return sum(1 for tool in self.tools for change in tool.changes if change.breaking)
-
-    @property
-    def breaking(self) -> bool:
-        return self.breaking_changes > 0
-
-
-# --- comparison --------------------------------------------------------------------------
+from ... import ir
+from ..._support import progress as reports
+from .changes import CatalogDiff, Change, Part, ToolDiff
 
 _Named = Mapping[str, ir.NamedType]
 _Resolved = ir.TypeNode | ir.ObjectType
@@ -121,7 +35,7 @@ def _deref(node: ir.TypeNode, types: _Named) -> _Resolved:
     return current
 
 
-def _scalar_text(value: ir.Scalar) -> str:
+def scalar_text(value: ir.Scalar) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -179,7 +93,7 @@ class _Shapes:
         if isinstance(node, ir.NeverType):
             return "never"
         if isinstance(node, ir.LiteralType):
-            return "literal(" + ",".join(sorted(_scalar_text(v) for v in node.values)) + ")"
+            return "literal(" + ",".join(sorted(scalar_text(v) for v in node.values)) + ")"
         if isinstance(node, ir.ArrayType):
             return f"array<{self.of(node.items, stack)}>"
         if isinstance(node, ir.MapType):
@@ -202,7 +116,7 @@ def spell(node: ir.TypeNode, types: _Named, depth: int = 0) -> str:
     if isinstance(resolved, ir.ObjectType):
         return "object"
     if isinstance(resolved, ir.LiteralType):
-        return " | ".join(_scalar_text(v) for v in resolved.values)
+        return " | ".join(scalar_text(v) for v in resolved.values)
     if isinstance(resolved, ir.ArrayType):
         inner = spell(resolved.items, types, depth + 1)
         return f"array<{inner}>"
@@ -334,8 +248,8 @@ class _Comparer:
     def literals(
         self, old: ir.LiteralType, new: ir.LiteralType, part: Part, path: tuple[str, ...]
     ) -> None:
-        old_keys = {_scalar_text(v): v for v in old.values}
-        new_keys = {_scalar_text(v): v for v in new.values}
+        old_keys = {scalar_text(v): v for v in old.values}
+        new_keys = {scalar_text(v): v for v in new.values}
         removed = tuple(v for k, v in old_keys.items() if k not in new_keys)
         added = tuple(v for k, v in new_keys.items() if k not in old_keys)
         if removed and added:
@@ -506,274 +420,3 @@ def diff_catalogs(old: ir.Catalog, new: ir.Catalog) -> CatalogDiff:
             else:
                 unchanged += 1
     return CatalogDiff(tuple(tools), unchanged)
-
-
-# --- wording -----------------------------------------------------------------------------
-
-
-def path_text(path: tuple[str, ...]) -> str:
-    """`options.mode`, `items[].id`, `tags{}`: keys joined by dots, containers as suffixes."""
-    text = ""
-    for segment in path:
-        if segment in ("[]", "{}") or (segment.startswith("[") and segment.endswith("]")):
-            text += segment
-        else:
-            text += ("." if text else "") + segment
-    return text
-
-
-def describe(change: Change, code: Callable[[str], str]) -> str:
-    """One sentence for a change; `code` marks names, types and values up."""
-    output = change.part == "output"
-    noun = "output field" if output else "argument"
-    where = code(path_text(change.path)) if change.path else ""
-    subject = f"{noun} {where}" if change.path else ("the output" if output else "the arguments")
-    values = ", ".join(code(_scalar_text(v)) for v in change.removed or change.added)
-    old = code(change.old) if change.old is not None else "none"
-    new = code(change.new) if change.new is not None else "none"
-    kind = change.kind
-    if kind == "tool-added":
-        return "tool added"
-    if kind == "tool-removed":
-        return "tool removed"
-    if kind == "title-changed":
-        return f"title changed from {old} to {new}"
-    if kind == "description-changed":
-        return "description changed"
-    if kind == "annotation-changed":
-        return f"annotation {where} changed from {old} to {new}"
-    if kind == "output-added":
-        return f"output schema added: {new}"
-    if kind == "output-removed":
-        return f"output schema removed (was {old})"
-    if kind == "field-added-required":
-        return f"new required {noun} {where}: {new}"
-    if kind == "field-added-optional":
-        return f"new optional {noun} {where}: {new}"
-    if kind == "field-removed":
-        return f"{noun} {where} removed (was {old})"
-    if kind == "field-required":
-        return f"{subject} became required"
-    if kind == "field-optional":
-        return f"{subject} became optional" + (" (may be absent)" if output else "")
-    if kind == "enum-narrowed":
-        return f"{subject}: values removed: {values}"
-    if kind == "enum-widened":
-        return f"{subject}: values added: {values}"
-    if kind == "enum-changed":
-        removed = ", ".join(code(_scalar_text(v)) for v in change.removed)
-        added = ", ".join(code(_scalar_text(v)) for v in change.added)
-        return f"{subject}: values removed: {removed}; added: {added}"
-    if kind == "type-changed":
-        return f"{subject}: type changed from {old} to {new}"
-    if kind == "type-widened":
-        return f"{subject}: type widened from {old} to {new}"
-    if kind == "type-narrowed":
-        return f"{subject}: type narrowed from {old} to {new}"
-    if kind == "extra-closed":
-        return f"{subject} no longer accept{'s' * bool(change.path)} other keys"
-    if kind == "extra-opened":
-        return f"{subject} now accept{'s' * bool(change.path)} other keys"
-    if kind == "field-description":
-        return f"{subject}: description changed"
-    if kind == "field-default":
-        return f"{subject}: default changed from {old} to {new}"
-    if kind == "field-deprecated":
-        return f"{subject} is now deprecated"
-    if kind == "field-undeprecated":
-        return f"{subject} is no longer deprecated"
-    raise AssertionError(f"unknown change kind {kind!r}")  # pragma: no cover
-
-
-_BACKTICKS = re.compile("`+")
-
-
-def code_span(text: str) -> str:
-    """Markdown inline code that holds any text: hidden characters shown as escapes,
-    line breaks as `\\n`, fenced by more backticks than the text contains."""
-    from ..render.text import escape_hidden
-
-    shown = escape_hidden(text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t"))
-    longest = max((len(m) for m in _BACKTICKS.findall(shown)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown.strip() else ""
-    return f"{ticks}{pad}{shown}{pad}{ticks}"
-
-
-def _plain(text: str) -> str:
-    return f"`{text}`"
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
-
-
-def render_markdown(diff: CatalogDiff) -> str:
-    """A review summary for a pull request: a verdict, then added, removed and changed
-    tools, each breaking change marked."""
-    total = len(diff.tools) + diff.unchanged
-    lines = ["# Tool catalog changes", ""]
-    if not diff.tools:
-        lines += [f"No changes: {_plural(total, 'tool')}, all unchanged.", ""]
-        return "\n".join(lines)
-    verdict = (
-        f"**{_plural(diff.breaking_changes, 'breaking change')}.**"
-        if diff.breaking
-        else "**No breaking changes.**"
-    )
-    counts = (
-        f"{_plural(diff.count('added'), 'tool')} added, {diff.count('removed')} removed, "
-        f"{diff.count('changed')} changed, {diff.unchanged} unchanged."
-    )
-    lines += [f"{verdict} {counts}", ""]
-    for status, title in (("added", "Added"), ("removed", "Removed")):
-        listed = [tool for tool in diff.tools if tool.status == status]
-        if listed:
-            lines += [f"## {title}", ""]
-            mark = " — **breaking**" if status == "removed" else ""
-            lines += [f"- {code_span(tool.name)}{mark}" for tool in listed]
-            lines.append("")
-    changed = [tool for tool in diff.tools if tool.status == "changed"]
-    if changed:
-        lines += ["## Changed", ""]
-        for tool in changed:
-            heading = f"### {code_span(tool.name)}" + (" — breaking" if tool.breaking else "")
-            lines += [heading, ""]
-            for change in tool.changes:
-                text = describe(change, code_span)
-                lines.append(f"- **breaking**: {text}" if change.breaking else f"- {text}")
-            lines.append("")
-    return "\n".join(lines)
-
-
-def _change_json(change: Change) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "kind": change.kind,
-        "breaking": change.breaking,
-        "in": change.part,
-        "path": list(change.path),
-    }
-    if change.old is not None:
-        data["old"] = change.old
-    if change.new is not None:
-        data["new"] = change.new
-    if change.removed:
-        data["removed"] = list(change.removed)
-    if change.added:
-        data["added"] = list(change.added)
-    data["message"] = describe(change, _plain)
-    return data
-
-
-def render_json(diff: CatalogDiff) -> str:
-    """The same report as data, for bots and CI annotations."""
-    report = {
-        "version": DIFF_VERSION,
-        "breaking": diff.breaking,
-        "summary": {
-            "added": diff.count("added"),
-            "removed": diff.count("removed"),
-            "changed": diff.count("changed"),
-            "unchanged": diff.unchanged,
-            "breaking_changes": diff.breaking_changes,
-        },
-        "tools": [
-            {
-                "name": tool.name,
-                "status": tool.status,
-                "breaking": tool.breaking,
-                "changes": [_change_json(change) for change in tool.changes],
-            }
-            for tool in diff.tools
-        ],
-    }
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-
-
-RENDERERS: Mapping[str, Callable[[CatalogDiff], str]] = {"md": render_markdown, "json": render_json}
-
-
-# --- command -----------------------------------------------------------------------------
-
-
-def run_diff(args: argparse.Namespace) -> int:
-    """The `diff` command: the command line over `[tool.codegen]` (`config.HONOURED_BY`)."""
-    from .._support.user_files import display_path
-    from ..engine import compile_sources
-    from .config import Given, project_settings
-
-    console = Console(quiet=args.quiet, verbose=args.verbose)
-    settings = project_settings(
-        "diff",
-        Given(
-            sources=tuple(args.sources) or None,
-            namespace=args.namespace,
-            input_format=args.input_format,
-            strict=args.strict,
-        ),
-    )
-    if settings.config is not None:
-        console.detail(f"using [tool.codegen] from {display_path(settings.config.path)}")
-        for warning in settings.config.warnings:
-            console.note(warning)
-    fmt, namespace = settings.input_format, settings.namespace
-    roots = getattr(args, "ref_roots", ())
-    if args.git is None:
-        sources = list(args.sources)  # OLD and NEW are always named
-        if len(sources) != 2:
-            raise UsageError("diff: expected two sources, OLD and NEW (or --git REV [SOURCES...])")
-    else:
-        sources = list(settings.sources)
-        if not sources:
-            raise UsageError(
-                "diff: --git needs SOURCES, or 'sources' in [tool.codegen] of pyproject.toml"
-            )
-    started = time.monotonic()
-    if args.git is None:
-        console.progress.phase(f"old ({sources[0]})")
-        old = compile_sources([sources[0]], fmt, namespace, require_tools=False, ref_roots=roots)
-        console.progress.phase(f"new ({sources[1]})")
-        new = compile_sources([sources[1]], fmt, namespace, require_tools=False, ref_roots=roots)
-    else:
-        from .gitrev import compile_at_revision
-
-        console.progress.phase(f"old ({args.git})")
-        old = compile_at_revision(args.git, sources, fmt, namespace, roots)
-        console.progress.phase("new (working tree)")
-        new = compile_sources(sources, fmt, namespace, require_tools=False, ref_roots=roots)
-    console.progress.phase("")
-    diagnostics = (*old.diagnostics, *new.diagnostics)
-    console.diagnostics(diagnostics, warnings=settings.strict or None)
-    if old.catalog is None or new.catalog is None:
-        errors = len(old.errors) + len(new.errors)
-        console.error(f"diff: {_plural(errors, 'error')} in the sources; nothing compared")
-        return 1
-    failure = strict_failure("diff", diagnostics, settings.strict)
-    if failure is not None:
-        console.error(failure)
-        return 1
-    console.detail(
-        f"compiled {len(old.catalog.tools)} old and {len(new.catalog.tools)} new tools "
-        f"in {time.monotonic() - started:.2f} s"
-    )
-
-    result = diff_catalogs(old.catalog, new.catalog)
-    console.progress.clear()
-    text = RENDERERS[args.diff_format](result)
-    if args.output:
-        from .._support.atomic_write import write_text
-
-        write_text(args.output, text)
-    else:
-        import sys
-
-        sys.stdout.buffer.write(text.encode("utf-8"))
-        sys.stdout.flush()
-    console.detail(
-        f"{_plural(len(result.tools), 'tool')} changed, "
-        f"{_plural(result.breaking_changes, 'breaking change')}"
-    )
-    if result.breaking and args.fail_on_breaking:
-        console.error(f"diff: {_plural(result.breaking_changes, 'breaking change')}")
-        return 1
-    return 0
