@@ -26,9 +26,11 @@ from codegen.codemode import PythonRuntime, RuntimeLimits, ToolCall, ToolRegistr
 from codegen.codemode.calls.cancellation import AbortSignal
 from codegen.codemode.checks import verdict
 from codegen.codemode.checks.outcome import CheckLimits, CheckOutcome, ProgramDiagnostic
-from codegen.codemode.presentation.languages import CHECKED
+from codegen.codemode.presentation.languages import RUN_CODE_FLAVORS
 from codegen.codemode.run_code.code_runtime import Bindings, RunOutput
 from codemode_helpers import registry_with
+
+CHECKED = RUN_CODE_FLAVORS["python"].checked
 
 
 class RecordingRuntime:

@@ -15,6 +15,7 @@ import pytest
 from conftest import ROOT
 
 DOCS = [
+    ROOT / "templates" / "README.md",
     ROOT / "README.md",
     ROOT / "ARCHITECTURE.md",
     ROOT / "CONTRIBUTING.md",

@@ -287,3 +287,17 @@ def test_section_accepts_raw_tool_data() -> None:
     assert codegen.render_sdk_section(tools, "python") == render_sdk_section(
         catalog("nested_objects"), "python"
     )
+
+
+def test_run_code_texts_are_read_from_their_template_files(tmp_path: Path) -> None:
+    """The prose lives in templates/run_code/: `[name]` sections, paragraphs split by blank
+    lines, a paragraph's lines joined by one space, `#` lines left out."""
+    from codegen.codemode.presentation.languages import read_texts
+
+    path = tmp_path / "texts.txt"
+    path.write_text("# a comment\n[one]\nfirst line\n  second line\n\nnext\n\n[two]\n# x\nonly\n")
+    assert read_texts(str(path)) == {"one": ("first line second line", "next"), "two": ("only",)}
+    for flavor in RUN_CODE_FLAVORS.values():
+        texts = [flavor.description, flavor.code, flavor.listing, flavor.checked, *flavor.search]
+        assert all(text and "  " not in text and "\n" not in text for text in texts)
+        assert len(flavor.search) == 4

@@ -31,6 +31,11 @@ def _templates_path() -> str:
     return PACKAGE_TEMPLATES if os.path.isdir(PACKAGE_TEMPLATES) else SOURCE_TEMPLATES
 
 
+def template_path(*parts: str) -> str:
+    """The path of a file under the templates folder (installed or in the checkout)."""
+    return os.path.join(_templates_path(), *parts)
+
+
 def templates_dir() -> Path:
     from pathlib import Path
 

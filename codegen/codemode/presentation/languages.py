@@ -21,6 +21,7 @@ from typing import Any
 
 from ...errors import CodegenError
 from ...render.targets import TARGETS
+from ...render.templates import template_path
 
 HARVEST_LANGUAGE = "typescript"
 """The flavor used when no runtime is mounted (`language=None`)."""
@@ -38,12 +39,6 @@ class UnknownLanguageError(CodegenError):
         super().__init__(f"no {table} registered for language {language!r} (known: {names})")
 
 
-CHECKED = (
-    "Programs are type-checked against the SDK before they run: a definitely wrong call "
-    "refuses the run before any tool is called."
-)
-
-
 @dataclass(frozen=True, slots=True)
 class RunCodeFlavor:
     """The language-specific texts of the `run_code` definition: its description when the
@@ -53,10 +48,10 @@ class RunCodeFlavor:
     description: str
     code: str
     search: tuple[str, ...]
-    listing: str = ""
+    listing: str
     """The listing tier's paragraph in place of the search tier's third (every tool is
     listed below it)."""
-    checked: str = CHECKED
+    checked: str
     """The sentence that says programs are checked before they run: the end of the
     description, and of the search tier's calling paragraph, when they are."""
 
@@ -81,97 +76,51 @@ SDK_RENDERERS: Mapping[str, Callable[[Any], str]] = MappingProxyType(
 )
 """The prompt section of each render target (`render.targets`)."""
 
+
+def read_texts(path: str) -> dict[str, tuple[str, ...]]:
+    """A `templates/run_code/` file: `[name]` sections of paragraphs (separated by a blank
+    line, their lines joined by one space); `#` lines are comments. The prose a model reads
+    lives there, beside the other templates, not in code."""
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    paragraph: list[str] = []
+
+    def close() -> None:
+        if paragraph and current is not None:
+            current.append(" ".join(paragraph))
+        paragraph.clear()
+
+    with open(path, encoding="utf-8") as file:
+        for raw in file:
+            line = raw.rstrip("\n")
+            if line.startswith("#"):
+                continue
+            if line.startswith("[") and line.endswith("]"):
+                close()
+                current = sections.setdefault(line[1:-1], [])
+            elif not line.strip():
+                close()
+            else:
+                paragraph.append(line.strip())
+    close()
+    return {name: tuple(paragraphs) for name, paragraphs in sections.items()}
+
+
+def _flavor(language: str) -> RunCodeFlavor:
+    """A language's `run_code` texts, from `templates/run_code/<language>.txt` and the
+    shared `checked.txt`."""
+    texts = read_texts(template_path("run_code", f"{language}.txt"))
+    (checked,) = read_texts(template_path("run_code", "checked.txt"))["checked"]
+    (description,) = texts["description"]
+    (code,) = texts["code"]
+    (listing,) = texts["listing"]
+    return RunCodeFlavor(description, code, texts["search"], listing, checked)
+
+
 _RUN_CODE_TEXTS: Mapping[str, RunCodeFlavor] = MappingProxyType(
-    {
-        "python": RunCodeFlavor(
-            description=(
-                "Run a Python program against the tools described in the system prompt. It takes "
-                "two required arguments: `code`, the body of an async Python function (top-level "
-                "`await` and `return` work), and `description`, a short summary of what the "
-                "program does. Inside the program three names are defined, `tools`, `catalog` "
-                "(search the tools) and `ToolCallError`: call a tool with keyword arguments, "
-                "`await tools.name(key=value)`, "
-                'or `await tools["exact-name"](key=value)` for one the SDK marks '
-                '`@tool("exact-name")`, passing plain JSON values. Only what the program prints '
-                "and the JSON value it returns come back, so extract what matters instead of "
-                "returning whole tool results."
-            ),
-            code=(
-                "The program: the body of an async Python function. Top-level `await` and "
-                "`return` work; `tools`, `catalog` and `ToolCallError` are defined; print() "
-                "output and the returned JSON value are the result."
-            ),
-            search=(
-                "Run a Python program against this session's tools. `code` is the body of an "
-                "async function (top-level `await` and `return` work); `description` says in "
-                "five to ten words what it does. Only what the program prints and the JSON value "
-                "it returns come back, so extract what matters.",
-                "Call a tool with keyword arguments, `await tools.name(key=value)`, or "
-                '`await tools["exact-name"](key=value)` when the name is not an identifier, '
-                "passing plain JSON values; a failed call raises `ToolCallError`. Run "
-                "independent calls with `asyncio.gather`.",
-                "The tools are too many to list here: find them from the program with `catalog`. "
-                "Never guess a name: search, then call; both can happen in one program. For "
-                'example: `print(await catalog.search("current time in a city"))` prints one '
-                "line per tool with its exact call, required arguments, result type and summary "
-                "(the result's `.names` holds the names, best first).",
-                '`await catalog.describe("name")` returns one tool\'s full declaration with the '
-                "types it uses. `catalog.search(query, k=8, server=None)` also takes a list of "
-                "queries, one per step of a task. `await catalog.servers()` lists the servers, "
-                '`await catalog.names("server")` the tools of one.',
-            ),
-            listing=(
-                "Every tool is listed below by server, with its arguments (`?` marks an "
-                "optional one); never call one that is not listed. Before a call whose "
-                'argument types you do not know, `print(await catalog.describe("name"))` '
-                "prints its full declaration; `catalog.search(...)` finds tools by what they do."
-            ),
-        ),
-        "typescript": RunCodeFlavor(
-            description=(
-                "Run a TypeScript program against the tools described in the system prompt. It "
-                "takes two required arguments: `code`, the body of an async function (top-level "
-                "`await` and `return` work; types are stripped before it runs, so use erasable "
-                "syntax only: no enums or namespaces), and `description`, a short summary of "
-                "what the program does. Call a tool with `await tools.name(args)`, or "
-                '`await tools["name"](args)` when its name is not an identifier. Only what the '
-                "program logs with console.log and the JSON value it returns come back, so "
-                "extract what matters instead of returning whole tool results."
-            ),
-            code=(
-                "The program: the body of an async TypeScript function. Top-level `await` and "
-                "`return` work; types are stripped before it runs; `tools`, `catalog` and "
-                "`ToolCallError` are defined; console.log output and the returned JSON value are "
-                "the result."
-            ),
-            search=(
-                "Run a TypeScript program against this session's tools. `code` is the body of an "
-                "async function (top-level `await` and `return` work; types are stripped, so use "
-                "erasable syntax only: no enums or namespaces); `description` says in five to "
-                "ten words what it does. Only what the program logs with console.log and the "
-                "JSON value it returns come back, so extract what matters.",
-                "Call a tool with one object of JSON values, `await tools.name(args)`, or "
-                '`await tools["exact-name"](args)` when the name is not an identifier; a failed '
-                "call rejects with `ToolCallError`. Run independent calls with `Promise.all`.",
-                "The tools are too many to list here: find them from the program with `catalog`. "
-                "Never guess a name: search, then call; both can happen in one program. For "
-                'example: `console.log(await catalog.search("current time in a city"))` logs '
-                "one line per tool with its exact call, required arguments, result type and "
-                "summary (the result's `.names` holds the names, best first).",
-                '`await catalog.describe("name")` returns one tool\'s full declaration with the '
-                "types it uses. `catalog.search(query, { k: 8, server })` also takes an array "
-                "of queries, one per step of a task. `await catalog.servers()` lists the "
-                'servers, `await catalog.names("server")` the tools of one.',
-            ),
-            listing=(
-                "Every tool is listed below by server, with its arguments (`?` marks an "
-                "optional one); never call one that is not listed. Before a call whose "
-                'argument types you do not know, `console.log(await catalog.describe("name"))` '
-                "logs its full declaration; `catalog.search(...)` finds tools by what they do."
-            ),
-        ),
-    }
+    {name: _flavor(name) for name in TARGETS}
 )
+
 
 RUN_CODE_FLAVORS: Mapping[str, RunCodeFlavor] = MappingProxyType(
     {name: _RUN_CODE_TEXTS[name] for name in TARGETS}
