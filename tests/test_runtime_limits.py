@@ -116,7 +116,9 @@ def test_a_run_that_finds_no_slot_times_out_and_a_cancelled_wait_takes_none() ->
 def test_copying_a_big_value_is_linear_and_done_once(monkeypatch: pytest.MonkeyPatch) -> None:
     spelled: list[Any] = []
     original = jsonvalue.value_path
-    monkeypatch.setattr(jsonvalue, "value_path", lambda where: spelled.append(where) or original(where))
+    monkeypatch.setattr(
+        jsonvalue, "value_path", lambda where: spelled.append(where) or original(where)
+    )
     value = {"a": [0] * 200_000, "b": [{"c": 1.5, "d": [None, "x"]}] * 20_000}
     frozen = snapshot(value)
     assert frozen == value and spelled == []  # no path spelled for a valid value

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.languages import RUN_CODE_FLAVORS, SDK_RENDERERS
+from codegen.codemode.presentation.languages import RUN_CODE_FLAVORS, SDK_RENDERERS
 from codegen.engine import compile_sources
 from codegen.render import catalog as docs
 from codegen.render.python.black_layout import flat

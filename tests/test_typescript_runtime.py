@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from codegen.codemode.calls.results import ErrorCode
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.results import ErrorCode
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codemode_helpers import run
 from processes import TS_WORKER_MARK, TSC_MARK, left_processes, process_group_gone

@@ -37,9 +37,9 @@ from sandbox_checks import (
     text_of,
 )
 
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput
-from codegen.codemode.run_limits import RuntimeLimits
-from codegen.codemode.signals import AbortController
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed, RunOutput
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from processes import TS_WORKER_MARK, left_processes
 from typescript_nodes import ROOT, SETUPS, WHEEL_NODE, runtime
 
@@ -355,9 +355,9 @@ return { fds: seen, channel: [Number(process.argv[2]), Number(process.argv[3])] 
 
 HOST = """
 import asyncio, sys
-from codegen.codemode.run_limits import RuntimeLimits
-from codegen.codemode.code_runtime import Bindings
-from codegen.codemode.signals import AbortController
+from codegen.codemode.run_code.run_limits import RuntimeLimits
+from codegen.codemode.run_code.code_runtime import Bindings
+from codegen.codemode.calls.cancellation import AbortController
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 
 async def main():

