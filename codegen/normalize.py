@@ -11,6 +11,8 @@ Canonical form after normalization:
 - a one-value `enum` is a `const`;
 - tuples use `prefixItems` (legacy array `items` and `additionalItems` are translated);
 - `definitions` is `$defs` and `$ref`s follow the rename;
+- `dependencies` (draft-07 and earlier) is `dependentRequired` (key lists) and
+  `dependentSchemas` (schemas);
 - draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` are numbers;
 - draft-03 boolean `required` on a property is the parent's `required` list; `extends`,
   `divisibleBy`, the type `any`, schemas in `type` and type names in `disallow` take their
@@ -293,6 +295,41 @@ def definitions_to_defs(node: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def split_dependencies(node: dict[str, Any]) -> dict[str, Any]:
+    """`dependencies` (draft-07 and earlier; a string in draft-03) is the later
+    `dependentRequired` for its key lists and `dependentSchemas` for its schemas, joined
+    with any the node has already (a key in both holds both)."""
+    dependencies = node.get("dependencies")
+    if not isinstance(dependencies, dict):
+        return node
+    keys: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for name, value in dependencies.items():
+        if isinstance(value, str):
+            keys[name] = [value]
+        elif isinstance(value, list):
+            keys[name] = value
+        else:
+            schemas[name] = value
+    result = {k: v for k, v in node.items() if k != "dependencies"}
+    if keys:
+        known = result.get("dependentRequired")
+        joined = dict(known) if isinstance(known, dict) else {}
+        for name, value in keys.items():
+            before = joined.get(name)
+            joined[name] = (
+                list(dict.fromkeys([*before, *value])) if isinstance(before, list) else value
+            )
+        result["dependentRequired"] = joined
+    if schemas:
+        known = result.get("dependentSchemas")
+        joined = dict(known) if isinstance(known, dict) else {}
+        for name, value in schemas.items():
+            joined[name] = {"allOf": [joined[name], value]} if name in joined else value
+        result["dependentSchemas"] = joined
+    return result
+
+
 def draft03_required(node: dict[str, Any], draft: str) -> dict[str, Any]:
     """Draft-03 marks a property required with a boolean in the property itself
     (`"properties": {"a": {"required": true}}`): those keys join the parent's `required`
@@ -473,6 +510,7 @@ RULES: tuple[Rule, ...] = (
     Rule("draft03_required", draft03_required, scope="draft-03", takes_draft=True),
     Rule("draft03_keywords", draft03_keywords, scope="draft-03"),
     Rule("definitions_to_defs", definitions_to_defs, keys=frozenset({"definitions"})),
+    Rule("split_dependencies", split_dependencies, keys=frozenset({"dependencies"})),
     Rule(
         "legacy_tuple_items",
         legacy_tuple_items,
@@ -569,6 +607,10 @@ subschema (`items` is a list or one), or a reference."""
 _CHILD_KEYS = frozenset(_CHILDREN)
 
 
+_RENAMED = {"$defs": "definitions", "dependentSchemas": "dependencies"}
+"""Map keywords a rule may have filled from an older keyword's entries."""
+
+
 def _extended(node: Any) -> dict[int, str]:
     """Where the `allOf` arms made from a draft-03 `extends` came from, by node identity."""
     extends = node.get("extends") if isinstance(node, dict) else None
@@ -633,11 +675,13 @@ def normalize_schema(
                 copy = dict(value)
                 new[key] = copy
                 base = _child(where, key)
-                # Entries moved from `definitions` keep the pointer they came from.
-                legacy = node.get("definitions") if key == "$defs" else None
+                # Entries moved from `definitions` or `dependencies` keep the pointer they
+                # came from.
+                renamed = _RENAMED.get(key)
+                legacy = node.get(renamed) if renamed is not None else None
                 for name, child in value.items():
                     moved = isinstance(legacy, dict) and legacy.get(name) is child
-                    home = _child(where, "definitions") if moved else base
+                    home = _child(where, renamed) if moved and renamed else base
                     stack.append((child, _child(home, name), copy, name))
             elif kind & _LIST and isinstance(value, list):
                 items = list(value)

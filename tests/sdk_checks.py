@@ -211,8 +211,10 @@ def check_python(text: str, catalog: ir.Catalog) -> None:
         raise
     except AssertionError as error:
         raise PropertyFailure(f"python: unexpected structure: {error}") from error
-    require(text.startswith(python_header()), "python: the fixed header changed")
-    _check_contents(module, catalog, text, module.body[HEADER_STATEMENTS:-3], module.body[-2])
+    require(closed_as_open(text).startswith(python_header()), "python: the fixed header changed")
+    _check_contents(
+        module, catalog, text, module.body[header_statements(module) : -3], module.body[-2]
+    )
     tools_class = module.body[-2]
     assert isinstance(tools_class, ast.ClassDef)
     names = frozenset(t.name for t in catalog.types)
@@ -384,7 +386,24 @@ def _check_contents(
 
 HEADER_STATEMENTS = 7
 """Docstring, two imports, `SequenceNotStr` (under `if TYPE_CHECKING`), `ToolCallError`,
-`_UnboundTools` and its message."""
+`_UnboundTools` and its message; one more, `typing_extensions`' `TypedDict`, in a module that
+declares a closed one (`header_statements`)."""
+
+EXTENSION_IMPORT = "from typing_extensions import TypedDict as TypedDict"
+
+
+def header_statements(module: ast.Module) -> int:
+    """The statements before the first declaration: one more when the module imports
+    `TypedDict` from `typing_extensions`, which it does exactly when it declares a TypedDict
+    `closed=True` (typing's takes no `closed` at run time)."""
+    closed = any(
+        isinstance(node, ast.ClassDef | ast.Call)
+        and any(ast.unparse(k) == "closed=True" for k in node.keywords)
+        for node in ast.walk(module)
+    )
+    imported = any(ast.unparse(node) == EXTENSION_IMPORT for node in module.body)
+    assert imported == closed, "typing_extensions' TypedDict is imported exactly when needed"
+    return HEADER_STATEMENTS + closed
 
 
 @cache
@@ -394,6 +413,20 @@ def python_header() -> str:
     return text[: text.index("\n\n\nToolName: TypeAlias")]
 
 
+def closed_as_open(text: str) -> str:
+    """A module's text with `TypedDict` imported from `typing` as a module without closed
+    TypedDicts does: the header is otherwise the same for every tool set."""
+    moved = f"\n\n# typing_extensions: a TypedDict that takes PEP 728's `closed=True` at runtime\n{EXTENSION_IMPORT}\n"
+    if moved not in text:
+        return text
+    text = text.replace(moved, "\n", 1)
+    return text.replace(
+        "    TypeAlias as TypeAlias,\n",
+        "    TypeAlias as TypeAlias,\n    TypedDict as TypedDict,\n",
+        1,
+    )
+
+
 @cache
 def python_model_header() -> str:
     """The part every model-facing Python SDK starts with, whatever its tools."""
@@ -401,7 +434,8 @@ def python_model_header() -> str:
 
 
 def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
-    """The module holds exactly: docstring, the two imports, `SequenceNotStr` (a protocol
+    """The module holds exactly: docstring, the two imports (and a third, `TypedDict` from
+    `typing_extensions`, when a TypedDict is `closed=True`), `SequenceNotStr` (a protocol
     for checkers, `Sequence` at runtime), ToolCallError, the unbound placeholder and its
     message, one statement per named type in IR order, the Tools `ToolName`, the Tools
     protocol (methods, then one `__getitem__` per tool) and `tools`."""
@@ -409,6 +443,13 @@ def check_structure(module: ast.Module, catalog: ir.Catalog, text: str) -> None:
     assert isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
     assert isinstance(body[1], ast.ImportFrom) and body[1].module == "collections.abc"
     assert isinstance(body[2], ast.ImportFrom) and body[2].module == "typing"
+    header = header_statements(module)
+    if header > HEADER_STATEMENTS:
+        assert ast.unparse(body[3]) == EXTENSION_IMPORT
+        assert "TypedDict" not in {alias.name for alias in body[2].names}
+        body = [*body[:3], *body[4:]]
+    else:
+        assert "TypedDict" in {alias.name for alias in body[2].names}
     assert isinstance(body[3], ast.If) and ast.unparse(body[3].test) == "TYPE_CHECKING"
     assert [ast.unparse(node) for node in body[3].orelse] == ["SequenceNotStr = Sequence"]
     assert isinstance(body[4], ast.ClassDef) and body[4].name == "ToolCallError"
@@ -502,6 +543,14 @@ def _declared_name(node: ast.stmt) -> str:
     return node.target.id
 
 
+def _closed_only(keywords: list[ast.keyword], named: ir.NamedType) -> bool:
+    """A TypedDict's keywords: none, or `closed=True` for an object the IR closes."""
+    if not keywords:
+        return True
+    closed = isinstance(named, ir.ObjectType) and named.extra is None
+    return closed and [ast.unparse(k) for k in keywords] == ["closed=True"]
+
+
 def _check_declaration(
     node: ast.stmt, named: ir.NamedType, names: frozenset[str], literals: set[str]
 ) -> None:
@@ -525,7 +574,9 @@ def _check_declaration(
     if isinstance(node, ast.Assign):
         call = node.value
         require(
-            isinstance(call, ast.Call) and len(call.args) == 2 and not call.keywords,
+            isinstance(call, ast.Call)
+            and len(call.args) == 2
+            and _closed_only(call.keywords, named),
             f"{where}: TypedDict call shape",
         )
         assert isinstance(call, ast.Call)
@@ -539,7 +590,7 @@ def _check_declaration(
         return
     require(isinstance(node, ast.ClassDef) and not node.decorator_list, where)
     assert isinstance(node, ast.ClassDef)
-    require(not node.keywords, f"{where}: class keywords")
+    require(_closed_only(node.keywords, named), f"{where}: class keywords")
     body = list(node.body)
     if body and _is_docstring(body[0]):
         _check_docstring_value(body.pop(0), docs_lines(named.docs), where)

@@ -51,11 +51,12 @@ BOUNDS = (
 ANY = "\x00"
 """In an expected note: any bound (the other arm's, when `allOf` arms merged)."""
 
-UNEXPRESSED = frozenset({"not", "if", "then", "else", "dependentSchemas"})
+UNEXPRESSED = frozenset({"not", "if", "then", "else", "dependentSchemas", "contains"})
 """Keywords whose subschemas no type can express: they only narrow what the node's other
 keywords allow, so the node keeps its type and a note states the condition in full (`not
-{...}`, `if {...} then {...} else {...}`, `if "key" is present: {...}`). Their subschemas
-are not read as the node's own (a value under `not` is one the tool refuses)."""
+{...}`, `if {...} then {...} else {...}`, `if "key" is present: {...}`, `contains {...}`,
+its description with it). Their subschemas are not read as the node's own (a value under
+`not` is one the tool refuses)."""
 
 
 def _escape(char: str) -> str:
@@ -133,7 +134,8 @@ class Expected:
     its JSON text in full"""
     conditions: list[tuple[str, str]] = field(default_factory=list)
     """(where, the JSON text of a narrowing condition: `not`, `if`/`then`/`else`,
-    `dependentSchemas`) that a note must show in full"""
+    `dependentSchemas`, `contains`, the keys `dependentRequired` names) that a note must
+    show in full"""
 
 
 def _nodes(schema: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -229,6 +231,16 @@ def expected_values(definition: Any) -> Expected:
                 found.conditions.extend(
                     (where, ts_value(keywords_sorted(v))) for v in node["dependentSchemas"].values()
                 )
+            if isinstance(node.get("contains"), dict):
+                found.conditions.append((where, ts_value(keywords_sorted(node["contains"]))))
+            for legacy in ("dependentRequired", "dependencies"):
+                listed = node.get(legacy)
+                for key, needed in listed.items() if isinstance(listed, dict) else ():
+                    if isinstance(needed, list) and needed:  # a key list: names them all
+                        found.conditions.append((where, f"if {ts_value(key)} is present: "))
+                        found.conditions.extend((where, ts_value(name)) for name in needed)
+                    elif isinstance(needed, dict):  # draft-07's schema form
+                        found.conditions.append((where, ts_value(keywords_sorted(needed))))
             if "default" in node:
                 found.defaults.append((where, node["default"]))
             examples = node.get("examples")

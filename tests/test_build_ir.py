@@ -200,12 +200,14 @@ def test_degraded_nodes_warn_with_pointers_and_spare_siblings() -> None:
     assert compiled.catalog is not None
     pointers = {d.pointer for d in compiled.warnings}
     base = "/tools/0/inputSchema/properties"
-    assert pointers == {f"{base}/remote/$ref", f"{base}/dangling/$ref", f"{base}/conflict/allOf"}
+    # A contradiction is reported at the arm that brings it, and admits no value.
+    assert pointers == {f"{base}/remote/$ref", f"{base}/dangling/$ref", f"{base}/conflict/allOf/1"}
     [args] = [t for t in compiled.catalog.tools[0].types if t.name == "ConditionalArgs"]
     assert isinstance(args, ir.ObjectType)
     types = {f.key: f.type for f in args.fields}
     assert types["fine"] == ir.Primitive("string")
     assert isinstance(types["remote"], ir.UnknownType)
+    assert types["conflict"] == ir.NeverType()
 
 
 def test_narrowing_keywords_keep_the_type_and_note_the_condition() -> None:

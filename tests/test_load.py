@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from codegen.engine import compile_sources
 from codegen.errors import UsageError
 from codegen.load import sources as load_module
 from codegen.load.sources import expand_sources, load_sources, load_value
+from codegen.render.python.sdk import render_python_sdk
 from conftest import CORPUS, FIXTURES, SCHEMAS
 
 
@@ -381,3 +383,84 @@ def test_functions_of_a_bfcl_record_take_its_place_in_order() -> None:
         ("f2", "/1/function/1"),
         ("last", "/2"),
     ]
+
+
+def test_output_schema_beside_input_schema_is_read(tmp_path: Path) -> None:
+    """The snake_case spelling several tool formats use: the output schema is read, so the
+    result is typed, never `Any` without a word."""
+    output = {"type": "object", "properties": {"r": {"type": "integer"}}, "required": ["r"]}
+    record = {"name": "a", "input_schema": {"type": "object"}, "output_schema": output}
+    [tool] = load_value({"tools": [record]}).tools
+    assert (tool.format, tool.output_schema) == ("anthropic", output)
+    assert tool.output_pointer == "/tools/0/output_schema"
+    path = tmp_path / "snake.json"
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    sdk = render_python_sdk(compile_sources([str(path)]).catalog)  # type: ignore[arg-type]
+    assert "async def a(self, args: AArgs) -> AOutput: ..." in sdk
+    assert "class AOutput(TypedDict):\n    r: int\n" in sdk
+
+
+@pytest.mark.parametrize(
+    ("record", "pointer", "words"),
+    [
+        (
+            {"name": "b", "inputSchema": {"type": "object"}, "output_schema": {}},
+            "/0/output_schema",
+            "'output_schema' is not read in the mcp format (its output schema is 'outputSchema')",
+        ),
+        (
+            {"type": "function", "function": {"name": "c", "parameters": {}, "outputSchema": {}}},
+            "/0/function/outputSchema",
+            "'outputSchema' is not read in the openai format (it has no output schema)",
+        ),
+        (
+            {"name": "d", "input_schema": {"type": "object"}, "return_schema": {}},
+            "/0/return_schema",
+            "'return_schema' is not read in the anthropic format",
+        ),
+    ],
+    ids=["mcp", "openai", "anthropic"],
+)
+def test_an_output_schema_a_format_does_not_read_is_a_warning(
+    record: dict[str, object], pointer: str, words: str
+) -> None:
+    result = load_value([record], "tools.json")
+    [tool] = result.tools
+    assert tool.output_schema is None
+    [warning] = result.diagnostics
+    assert (warning.source, warning.pointer, warning.level) == ("tools.json", pointer, "warning")
+    assert words in warning.message
+
+
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        (True, "MCP requires an object schema for inputSchema; true takes any value"),
+        (False, "MCP requires an object schema for inputSchema; false takes no value at all"),
+        ({"type": "array"}, "MCP requires an object schema for inputSchema, not type 'array'"),
+    ],
+    ids=["true", "false", "array"],
+)
+def test_an_mcp_input_schema_that_is_no_object_is_a_warning(
+    schema: object, words: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "server.json"
+    path.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": schema}]}))
+    result = load_sources([str(path)])
+    [tool] = result.tools
+    assert tool.input_schema == schema
+    [warning] = result.diagnostics
+    assert (warning.source, warning.pointer, warning.level) == (
+        str(path),
+        "/tools/0/inputSchema",
+        "warning",
+    )
+    assert warning.message == words
+
+
+@pytest.mark.parametrize(
+    "schema", [{"type": "object"}, {}, {"type": ["object", "null"]}, {"properties": {}}]
+)
+def test_an_mcp_input_schema_that_may_be_an_object_loads_quietly(schema: object) -> None:
+    result = load_value({"name": "t", "inputSchema": schema})
+    assert result.tools and not result.diagnostics

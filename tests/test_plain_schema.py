@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
+from codegen import ir
 from codegen.cli import main
-from codegen.load.formats import is_plain_schema, plain_schema_name
+from codegen.load.formats import is_plain_schema, plain_schema, plain_schema_name
 from codegen.load.sources import expand_sources, load_sources
+from codegen.pipeline import compile_schemas
 from conftest import CORPUS, FIXTURES, ROOT, SCHEMAS
 from sdk_checks import check_black
 from tsc import check_declarations, node
@@ -142,6 +144,10 @@ def cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         {"$defs": {"a": {}}},
         {"definitions": {"a": {}}},
         {"title": "X", "type": "integer", "description": "A number."},
+        {"title": "Pet", "oneOf": [{"type": "string"}, {"type": "integer"}]},
+        {"title": "Pet", "allOf": [{"$ref": "#/$defs/A"}], "$defs": {"A": {}}},
+        {"anyOf": [{"type": "string"}]},
+        {"$ref": "#/$defs/A", "$defs": {"A": {}}},
     ],
 )
 def test_a_schema_document_is_plain(document: dict[str, Any]) -> None:
@@ -162,6 +168,10 @@ def test_a_schema_document_is_plain(document: dict[str, Any]) -> None:
         {"name": "demo", "version": "1.0.0"},
         {"type": "dict"},  # BFCL's dialect alone is not a schema document
         {"$schema": 3},
+        {"oneOf": []},
+        {"allOf": "x"},
+        {"$ref": 3},
+        {"name": "t", "oneOf": [{"type": "string"}]},  # a tool's keys win
         {"compilerOptions": {}},
         [{"type": "object"}],
         "object",
@@ -257,6 +267,19 @@ def test_every_definition_is_a_type_and_a_bundle_is_only_its_definitions(
     # A root that only refers to the definition named like it is that definition, once.
     status, python, _ = cli(capsys, "sdk", "json.json", "--lang", "python")
     assert python.endswith(')\n\nJson: TypeAlias = str | list["Json"]\n')
+
+
+@pytest.mark.parametrize("keyword", ["allOf", "oneOf"])
+def test_a_root_of_title_and_combinator_keeps_its_description(keyword: str) -> None:
+    arms = [{"type": "object", "properties": {"a": {"type": "string"}}}]
+    if keyword == "oneOf":
+        arms.append({"type": "string"})
+    document = {"title": "Pet", "description": "A pet.", keyword: arms}
+    compiled = compile_schemas([plain_schema(document, "pet.json", "pet")])
+    assert compiled.catalog is not None, compiled.diagnostics
+    [root] = [t for t in compiled.catalog.tools[0].types if t.name == "Pet"]
+    assert root.docs.description == "A pet."
+    assert isinstance(root, ir.ObjectType if keyword == "allOf" else ir.AliasType)
 
 
 def test_several_schemas_make_one_module(cases: Path, capsys: pytest.CaptureFixture[str]) -> None:

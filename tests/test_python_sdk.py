@@ -572,3 +572,51 @@ def test_sdk_to_stdout_is_the_rendered_module() -> None:
     assert (
         hashlib.sha256(result.stdout).hexdigest() == hashlib.sha256(expected.encode()).hexdigest()
     )
+
+
+LONG_VALUES = {
+    "name": "configure",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "layout": {
+                "type": "object",
+                "default": {"columns": ["name", "size", "modified", "owner"], "sort": "modified"},
+                "examples": [{"columns": ["name"]}, {"columns": ["size", "owner"], "sort": "size"}],
+            },
+            "banner": {
+                "type": "string",
+                "default": "Welcome to the shared workspace; read the guidelines before you post.",
+            },
+        },
+    },
+}
+"""Defaults longer than a short line and several examples."""
+
+
+def test_every_target_shows_defaults_and_examples_whole() -> None:
+    """One rule for values: the SDKs show every default and example whole, as the sections
+    do (a cut value cannot be read back)."""
+    from codegen.render.catalog import render_catalog
+    from codegen.render.sections.typescript import render_typescript_section_sdk
+
+    catalog = compile_value(LONG_VALUES).catalog
+    assert catalog is not None
+    values = [  # as Python and JSON both spell them, but for spaces
+        '{"columns":["name","size","modified","owner"],"sort":"modified"}',
+        '{"columns":["name"]}',
+        '{"columns":["size","owner"],"sort":"size"}',
+        '"Welcome to the shared workspace; read the guidelines before you post."',
+    ]
+    texts = {
+        "python sdk": render_python_sdk(catalog),
+        "python section": render_python_model_sdk(catalog),
+        "typescript sdk": render_typescript_sdk(catalog),
+        "typescript section": render_typescript_section_sdk(catalog),
+        "markdown catalog": render_catalog(catalog, "md"),
+    }
+    for target, text in texts.items():
+        compact = "".join(text.split())
+        for value in values:
+            assert "".join(value.split()) in compact, (target, value)
+        assert "..." not in "".join(line for line in text.splitlines() if "Welcome" in line)

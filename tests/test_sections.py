@@ -25,7 +25,7 @@ from codegen import ir
 from codegen.codemode.calls.cancellation import AbortSignal
 from codegen.codemode.run_code.code_runtime import Bindings
 from codegen.codemode.runtimes.python import PythonRuntime
-from codegen.engine import compile_definitions, compile_sources
+from codegen.engine import compile_definitions, compile_sources, compile_value
 from codegen.load.sources import load_sources
 from codegen.render.sections import python as pysection
 from codegen.render.sections import typescript as tssection
@@ -343,3 +343,45 @@ def test_the_shown_call_form_runs_in_the_worker(path: Path) -> None:
 
     asyncio.run(main())
     assert received == expected
+
+
+NARROWED_TOOLS = {
+    "tools": [
+        {
+            "name": "first",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+                "not": {"required": ["a", "b"]},
+            },
+        },
+        {
+            "name": "second",
+            "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}},
+            "outputSchema": {"type": "array", "items": {"type": "string"}, "description": "Names."},
+        },
+        {"name": "third", "inputSchema": {"type": "object"}},
+    ]
+}
+"""Tools without a description whose arguments or result have docs of their own."""
+
+
+def test_a_tools_own_comments_sit_inside_its_function() -> None:
+    """A note on the arguments or the result is in the function's body, where a reader
+    attaches it to this tool, never after a one-line `... -> Any: ...` before the next."""
+    catalog = compile_value(NARROWED_TOOLS).catalog
+    assert catalog is not None
+    text = pysection.render_python_section_sdk(catalog)
+    lines = text.split("\n")
+    start = lines.index("```python") + 1 if "```python" in lines else 0
+    code = "\n".join(lines[start : lines.index("```", start) if "```" in lines[start:] else None])
+    functions = [n for n in ast.parse(code).body if isinstance(n, ast.AsyncFunctionDef)]
+    spans = {n.name: range(n.lineno, (n.end_lineno or n.lineno) + 1) for n in functions}
+    code_lines = code.split("\n")
+    for own, words in (
+        ("first", '# args: not {"required": ["a", "b"]}'),
+        ("second", "# returns: Names."),
+    ):
+        [at] = [i + 1 for i, line in enumerate(code_lines) if line.strip() == words]
+        assert at in spans[own], (own, code)
+    assert "async def third() -> Any: ..." in code_lines

@@ -246,6 +246,7 @@ def test_every_trigger_can_make_a_rule_fire() -> None:
     firing = {
         "nullable": {"type": "string", "nullable": True},
         "definitions": {"definitions": {"a": {}}},
+        "dependencies": {"dependencies": {"a": ["b"]}},
         "additionalItems": {"items": {}, "additionalItems": False},
         "exclusiveMinimum": {"minimum": 1, "exclusiveMinimum": True},
         "exclusiveMaximum": {"maximum": 1, "exclusiveMaximum": True},

@@ -13,6 +13,11 @@ out. Lax mode is strict enough for those because each wrong value is one pydanti
 coerces (a string for a number or a boolean, a number for a string, a number for a list or
 an object); pydantic ignores unknown keys, so closed objects are not checked in reverse.
 
+Besides the drawn instances, `CALLS` lists calls as a caller writes them and wrong ones for
+shapes a generator has got wrong (`tests/fixtures/call_shapes.json`: closed objects whose keys
+nest in a union, arrays of any values); each must be accepted exactly when the schema accepts
+it (a closed object is `closed=True`, which pydantic reads, so its other keys are checked).
+
 A rejected valid instance fails the test unless its tool is listed in `DEGRADATIONS` with the
 reason; a schema `hypothesis-jsonschema` cannot generate from is counted, not hidden. Each
 source prints its rates (run with `-n 0 -s` to see them all).
@@ -47,7 +52,7 @@ from codegen.load.sources import load_sources
 from codegen.normalize import normalize_schema
 from codegen.render.python.sdk import render_python_sdk
 from codegen.validate.checks import draft_of
-from conftest import CORPUS, CORPUS_FILES, GOLDEN_CASES, SCHEMAS, corpus_id
+from conftest import CORPUS, CORPUS_FILES, FIXTURES, GOLDEN_CASES, SCHEMAS, corpus_id
 
 pytestmark = pytest.mark.slow  # every corpus SDK against generated instances
 
@@ -71,9 +76,34 @@ EXAMPLES_PER_TOOL = int(os.environ.get("CODEGEN_SOUNDNESS_EXAMPLES", "6"))
 MAX_OWN_VALUES = 10
 """Property `examples` and `default`s tried per tool, each in a drawn instance."""
 
-SOURCES = [pytest.param(path, id=corpus_id(path)) for path in CORPUS_FILES] + [
-    pytest.param(SCHEMAS / f"{case}.json", id=f"golden/{case}") for case in GOLDEN_CASES
+CALL_SHAPES = FIXTURES / "call_shapes.json"
+
+SOURCES = [
+    *(pytest.param(path, id=corpus_id(path)) for path in CORPUS_FILES),
+    *(pytest.param(SCHEMAS / f"{case}.json", id=f"golden/{case}") for case in GOLDEN_CASES),
+    pytest.param(CALL_SHAPES, id="fixtures/call_shapes"),
 ]
+
+CALLS: dict[tuple[str, str], list[tuple[Any, bool]]] = {
+    ("fixtures/call_shapes", "make_spec"): [
+        ({"files": [{"path": "x", "type": "DEFAULT"}]}, True),
+        ({"files": [{"path": "x"}, {"path": "y", "type": "t"}]}, True),
+        ({"files": [], "env": {"name": "A", "value": "1"}}, True),
+        ({"files": [], "env": {"name": "A"}}, True),
+        ({"files": [], "anything": [1, "a", {"k": 1}, None, []]}, True),
+        ({"files": [], "grid": [[1, "a"], []]}, True),
+        ({"files": [{"path": "x", "typo": "t"}]}, False),
+        ({"files": [{"path": 1}]}, False),
+        ({"files": [{"type": "t"}]}, False),
+        ({"files": [], "env": {"name": "A", "valeu": "1"}}, False),
+        ({"files": [], "anything": {}}, False),
+        ({"files": [], "anything": {"k": 1}}, False),
+        ({"files": [], "grid": [[1], {"k": 1}]}, False),
+        ({"files": {}}, False),
+    ],
+}
+"""(source id, tool name) -> calls a caller writes and wrong ones, each with whether the
+schema takes it: the TypedDict must agree."""
 
 WRONG_VALUE = {
     "string": 12345,
@@ -113,19 +143,14 @@ if not hasattr(_hypothesis_utils.many, "more"):
 
 
 def source_id(path: Path) -> str:
-    return corpus_id(path) if path.is_relative_to(CORPUS) else f"golden/{path.stem}"
+    if path.is_relative_to(CORPUS):
+        return corpus_id(path)
+    return f"fixtures/{path.stem}" if path.is_relative_to(FIXTURES) else f"golden/{path.stem}"
 
 
 def import_sdk(text: str, directory: Path, name: str) -> Any:
-    """Import a generated SDK module. Before Python 3.12 pydantic needs `typing_extensions`'
-    TypedDict (the SDK imports `typing`'s, which is right for type checkers)."""
-    if sys.version_info < (3, 12):
-        text = text.replace("    TypedDict as TypedDict,\n", "", 1)
-        text = text.replace(
-            "\nclass ToolCallError",
-            "\nfrom typing_extensions import TypedDict\n\n\nclass ToolCallError",
-            1,
-        )
+    """Import a generated SDK module as it is (its TypedDict is `typing_extensions`', which
+    pydantic needs before Python 3.12)."""
     path = directory / f"{name}.py"
     path.write_text(text, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(name, path)
@@ -267,6 +292,13 @@ def test_typeddicts_accept_exactly_valid_instances(
             drawn = len(instances)
             instances += own_examples(schema, instances)
             documented = DEGRADATIONS.get((source, tool.name))
+            for call, right in CALLS.get((source, tool.name), []):
+                counts["calls checked"] += 1
+                if validator.is_valid(call) != right:
+                    failures.append(f"{tool.name}: CALLS has it wrong: {json.dumps(call)}")
+                elif accepts(adapter, call) != right:
+                    verb = "rejects right" if right else "accepts wrong"
+                    failures.append(f"{tool.name}: {verb} call {json.dumps(call)}")
             for index, instance in enumerate(instances):
                 origin = "drawn" if index < drawn else "own examples and defaults"
                 if not validator.is_valid(instance):

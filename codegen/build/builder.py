@@ -363,6 +363,8 @@ class _ToolBuilder:
         """Merges the build of the current document has made (`merge_weight`)."""
         self.merge_budget = 0
         """How many it may make (`limits.merge_budget`)."""
+        self.checked: set[int] = set()
+        """`allOf` merges whose unknown keywords were reported at their arms."""
         self.merge_limited: set[str] = set()
         """Pointers already warned of for the merge budget."""
         self.scope: _Scope | None = None
@@ -635,15 +637,15 @@ class _ToolBuilder:
     def _node(self, schema: dict[str, Any], hint: str, inline: int, home: bool) -> ir.TypeNode:
         if not _KNOWN.issuperset(schema):
             self._check_keywords(schema)
-        if "not" in schema and schema["not"] == {} and not _type_keywords(schema):
-            return ir.NeverType()
+        if "not" in schema and schema["not"] == {}:
+            return ir.NeverType()  # nothing is valid, whatever the other keywords say
         if not _DEGRADING_SET.isdisjoint(schema):
             keyword = next(k for k in _DEGRADING if k in schema)
             return self.degrade(schema, keyword, f"{keyword!r} cannot be expressed")
         if "$ref" in schema:
             return self._ref(schema, inline)
         if "allOf" in schema:
-            return self._all_of(schema, hint, inline)
+            return self._all_of(schema, hint, inline, home)
         if "anyOf" in schema and "oneOf" in schema:
             return self.degrade(schema, "oneOf", "anyOf and oneOf on one node cannot be expressed")
         for keyword in ("anyOf", "oneOf"):
@@ -671,10 +673,16 @@ class _ToolBuilder:
             return PRIMITIVES[kind]
         return _ANY
 
-    def _check_keywords(self, schema: dict[str, Any]) -> None:
+    def _check_keywords(self, schema: dict[str, Any], place: Any = None) -> None:
+        """A warning for each unknown keyword of `schema`, at `place` (the node of the
+        document it was written in; `schema` itself by default). An `allOf` merge's are
+        reported at its arms (`_all_of`), where they are written."""
+        if place is None and id(schema) in self.checked:
+            return
         for keyword in schema:
             if keyword not in _KNOWN and not keyword.startswith(("x-", "$")):
-                self.warn(schema, keyword, f"unknown keyword {keyword!r} ignored")
+                where = schema if place is None else place
+                self.warn(where, keyword, f"unknown keyword {keyword!r} ignored")
 
     # --- references -----------------------------------------------------------------------
 
@@ -690,13 +698,21 @@ class _ToolBuilder:
 
     # --- combinators ----------------------------------------------------------------------
 
-    def _all_of(self, schema: dict[str, Any], hint: str, inline: int) -> ir.TypeNode:
+    def _all_of(
+        self, schema: dict[str, Any], hint: str, inline: int, home: bool = False
+    ) -> ir.TypeNode:
         assert self.scope is not None
         arms: list[dict[str, Any]] = [{k: v for k, v in schema.items() if k != "allOf"}]
-        pending = deque(schema["allOf"])  # a deque: arms are taken and spliced in at the front
+        sources: list[Any] = [schema]  # the node of the document each arm comes from
+        written: list[Any] = [schema]  # where its keywords are written (a `$ref`'s target)
+        said = [schema.get("description")]  # descriptions written here, not a target's own
+        owned: list[Any] = []  # the descriptions of the targets merged in
+        # (arm, its node of the document, whether written here): taken, and spliced in,
+        # at the front
+        pending = deque((arm, arm, True) for arm in schema["allOf"])
         seen: set[int] = set()
         while pending:
-            arm = pending.popleft()
+            arm, source, here = pending.popleft()
             if arm is True or arm == {}:
                 continue
             if not isinstance(arm, dict):
@@ -710,6 +726,11 @@ class _ToolBuilder:
                         schema, "allOf", "allOf through a recursive $ref cannot be merged"
                     )
                 beside = {k: v for k, v in arm.items() if k != "$ref"}
+                if here:
+                    said.append(beside.get("description"))
+                    if id(target.node) not in seen:
+                        owned.append(target.node.get("description"))
+                here = False  # what the target holds is its own
                 if id(target.node) in seen:
                     # Reached again (a diamond: two arms sharing a base): its keywords are
                     # already in, and A and A is A. Only what stands beside this $ref is new.
@@ -719,25 +740,44 @@ class _ToolBuilder:
                 else:
                     seen.add(id(target.node))
                     arm = {**target.node, **beside}
+                    written.append(target.node)
+            elif here:
+                said.append(arm.get("description"))
             if "allOf" in arm:
-                pending.extendleft(reversed(arm["allOf"]))
+                pending.extendleft((inner, inner, here) for inner in reversed(arm["allOf"]))
                 arm = {k: v for k, v in arm.items() if k != "allOf"}
             arms.append(arm)
-        merged = self._merged_all_of(schema, arms)
-        if isinstance(merged, ir.UnknownType):
+            sources.append(source)
+            if len(written) < len(arms):
+                written.append(source)
+        merged = self._merged_all_of(schema, arms, sources, [*said, *owned])
+        if not isinstance(merged, dict):
             return merged
+        if not _KNOWN.issuperset(merged) and id(merged) not in self.checked:
+            self.checked.add(id(merged))  # `origins` holds it, so its id is its own
+            for arm, place in zip(arms, written, strict=True):
+                self._check_keywords({k: v for k, v in arm.items() if k in place}, place)
         self.merged.put(schema, merged)
         if id(schema) in self.names:
             self.names.put(merged, self.names[id(schema)])
-        return self._merged_node(merged, seen, hint, inline)
+        return self._merged_node(merged, seen, hint, inline, home)
 
     def _merged_all_of(
-        self, schema: dict[str, Any], arms: list[dict[str, Any]]
-    ) -> dict[str, Any] | ir.UnknownType:
-        """The merge of an `allOf` node's (flattened) `arms`. A node the build made (the
-        `allOf` of a property two merged objects both declare) is merged once per distinct
-        content (`merged_all_ofs`): merged objects that refer to each other crosswise make
-        such nodes anew for every path, exponentially many."""
+        self,
+        schema: dict[str, Any],
+        arms: list[dict[str, Any]],
+        sources: list[Any],
+        said: list[Any],
+    ) -> dict[str, Any] | ir.UnknownType | ir.NeverType:
+        """The merge of an `allOf` node's (flattened) `arms`, each from the node of the
+        document at the same index of `sources` (where a conflict is reported). Arms that
+        contradict each other admit no value: never. Of the descriptions `said` (written at
+        this node: its own, its arms', beside its `$ref`s; then those of the targets merged
+        in, declared nowhere else), the first is the merged node's, the others its first
+        notes. A node the build made (the `allOf` of a property two merged objects both
+        declare) is merged once per distinct content (`merged_all_ofs`): merged objects
+        that refer to each other crosswise make such nodes anew for every path,
+        exponentially many."""
         key = self._made_key(schema)
         if key is not None and key in self.merged_all_ofs:
             return self.merged_all_ofs[key]
@@ -748,15 +788,39 @@ class _ToolBuilder:
         try:
             merged = merge_schemas(arms, notes)
         except MergeConflict as conflict:
-            return self.degrade(schema, "allOf", str(conflict))
+            source = sources[conflict.arm]
+            if source is not schema and self._located(source):
+                where = self.where(source)
+            else:
+                where = self.where(schema, "allOf")
+            if not conflict.empty:
+                self.diagnostics.append(
+                    Diagnostic(
+                        self.tool.source, where, f"{conflict}; typed as any value", "warning"
+                    )
+                )
+                return ir.UnknownType(str(conflict))
+            message = f"{conflict}, so no value is valid; typed as never"
+            self.diagnostics.append(Diagnostic(self.tool.source, where, message, "warning"))
+            return ir.NeverType()
         self.merges += merge_weight(merged)
-        if notes:
+        described = [t for t in dict.fromkeys(said) if isinstance(t, str) and t.strip()]
+        if described:
+            merged["description"] = described[0]  # a target's own yields to the place's
+        described = described[1:]
+        if notes or described:
             # sorted: which arm or keyword came first must not change the text
-            self.merge_notes.put(merged, tuple(sorted(dict.fromkeys(notes))))
+            self.merge_notes.put(merged, (*described, *sorted(dict.fromkeys(notes))))
         self.origins.put(merged, self.origin(schema))
         if key is not None:
             self.merged_all_ofs[key] = merged
         return merged
+
+    def _located(self, node: Any) -> bool:
+        """Whether `node` has a place of its own in the source (a node of the document, or
+        one the build made and recorded)."""
+        assert self.scope is not None
+        return id(node) in self.origins or id(node) in self.scope.normalized.origins
 
     def _made_key(self, schema: dict[str, Any]) -> Hashable | None:
         """The content key of a node the build made and no name is decided for, which any
@@ -767,7 +831,7 @@ class _ToolBuilder:
         return self.shapes.key(schema)
 
     def _merged_node(
-        self, merged: dict[str, Any], targets: set[int], hint: str, inline: int
+        self, merged: dict[str, Any], targets: set[int], hint: str, inline: int, home: bool
     ) -> ir.TypeNode:
         """The type of an `allOf` merge that took in the `$ref` targets `targets`. While it
         is built they count as being built: a reference back to one inside it (`A = anyOf
@@ -775,7 +839,7 @@ class _ToolBuilder:
         again, which would make a new node each time and never end."""
         self.merging.update(targets)
         try:
-            return self.node(merged, hint, inline)
+            return self.node(merged, hint, inline, home)
         finally:
             self.merging.difference_update(targets)
 
@@ -1082,7 +1146,7 @@ class _ToolBuilder:
             fields.append(
                 ir.Field(key, extra, True, ir.Docs(notes=("required but not described",)))
             )
-        docs = extract_docs(schema) if home else ir.EMPTY_DOCS
+        docs = extract_docs(schema, self.merge_notes.get(id(schema), ())) if home else ir.EMPTY_DOCS
         self.types.append(ir.ObjectType(name, tuple(fields), extra, docs))
         return ir.RefType(name)
 
@@ -1150,10 +1214,6 @@ def _choice_note(keyword: str, alternatives: list[list[str]]) -> str:
         return f"{quantity} of {listed} is required"
     listed = "; ".join(" and ".join(json_text(k) for k in keys) for keys in alternatives)
     return f"{quantity} of these key sets is required: {listed}"
-
-
-def _type_keywords(schema: dict[str, Any]) -> bool:
-    return any(k not in DOC_KEYWORDS and k != "not" for k in schema)
 
 
 def _inferred_type(schema: dict[str, Any]) -> str | None:

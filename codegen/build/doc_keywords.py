@@ -159,7 +159,15 @@ def _dict_arms(node: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 _INLINE_KEYS = frozenset(
-    {"items", "additionalProperties", "patternProperties", "propertyNames", "anyOf", "oneOf"}
+    {
+        "items",
+        "prefixItems",
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "anyOf",
+        "oneOf",
+    }
 )
 """Keywords whose schemas may be spelled inline in the node's type (`list[str]`,
 `dict[str, int]`, `str | int`), where their own documentation has no place."""
@@ -185,12 +193,16 @@ def _gather(node: dict[str, Any], prefix: str, depth: int, found: list[str], arm
         where = prefix + label
         if _described_inline(part, own):
             found.append(f"{where}: {part['description']}")
-        if "properties" not in part and "$ref" not in part:
-            # A part spelled inline (`list[str]`) has no place for its own notes either.
+        if not _CONDITION_KEYS.isdisjoint(part):
+            found.extend(f"{where}: {text}" for text in part_conditions(part))
+        if "$ref" not in part:
+            # A part spelled inline (`list[str]`) has no place for its own notes either, nor
+            # does an object type named after it (only a `$ref`'s target documents itself).
             skip = "pattern" if label == "keys" else None  # `keys match ...`: `_key_notes`
-            shown = _part_notes(part, skip)
+            shown = _part_notes(_lifted(part), skip)
             if shown:
                 found.append(f"{where}: " + "; ".join(shown))
+            found.extend(f"{where}: {text}" for text in _value_notes(part))
             found.extend(f"{where}: {text}" for text in _structured_values(part))
             if "patternProperties" in part or "propertyNames" in part:
                 found.extend(f"{where}: {text}" for text in _key_notes(part))
@@ -208,6 +220,31 @@ def _gather(node: dict[str, Any], prefix: str, depth: int, found: list[str], arm
             kind = arm.get("type")
             named = kind if isinstance(kind, str) and kinds[kind] == 1 else f"arm {index + 1}"
             _gather(arm, f"{prefix}{named}.", depth + 1, found, arms=True)
+
+
+def _lifted(part: dict[str, Any]) -> dict[str, Any]:
+    """A part with the keywords its union's arms share lifted (`_lift_arms`), as a field's
+    own documentation shows them; the others are its arms' notes."""
+    if "anyOf" not in part and "oneOf" not in part:
+        return part
+    arms = _documented_arms(part)
+    return _lift_arms(part, arms)[0] if arms else part
+
+
+def _value_notes(part: dict[str, Any]) -> list[str]:
+    """A part's default, examples and deprecation, as notes."""
+    found = []
+    if "default" in part:
+        found.append(f"default: {json_text(part['default'])}")
+    examples = part.get("examples")
+    if not (isinstance(examples, list) and examples) and "example" in part:
+        examples = [part["example"]]
+    if isinstance(examples, list) and examples:
+        label = "example" if len(examples) == 1 else "examples"
+        found.append(f"{label}: " + ", ".join(json_text(v) for v in examples))
+    if part.get("deprecated") is True:
+        found.append("deprecated")
+    return found
 
 
 _PAIRS = (
@@ -238,6 +275,13 @@ def _part_notes(part: dict[str, Any], skip: str | None) -> list[str]:
 def _inline_parts(node: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """(label, schema) of each part of a node that its type spells inline."""
     parts: list[tuple[str, dict[str, Any]]] = []
+    prefix = node.get("prefixItems")
+    if isinstance(prefix, list):
+        parts.extend(
+            (f"item {index + 1}", schema)
+            for index, schema in enumerate(prefix)
+            if isinstance(schema, dict) and schema
+        )
     items = node.get("items")
     if isinstance(items, dict) and items:
         parts.append(("items", items))
@@ -255,7 +299,7 @@ def _inline_parts(node: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return parts
 
 
-_NARROWING_KEYS = frozenset({"not", "if", "dependentSchemas"})
+_NARROWING_KEYS = frozenset({"not", "if", "dependentSchemas", "dependentRequired", "contains"})
 """Keywords that only narrow what the node's other keywords allow: the types leave them out
 (what they admit is a superset, so no valid value is refused) and a note states them."""
 
@@ -285,10 +329,13 @@ def _canonical(schema: Any) -> Any:
 
 def narrowing_notes(node: dict[str, Any]) -> tuple[str, ...]:
     """The conditions a type cannot spell, in full: `not {...}`, `if {...} then {...} else
-    {...}`, and `dependentSchemas` as `if "key" is present: {...}`."""
+    {...}`, `dependentSchemas` as `if "key" is present: {...}` and `dependentRequired` as
+    `if "key" is present: "other" is required`."""
     found = []
     if "not" in node and node["not"] != {}:
         found.append(f"not {schema_text(node['not'])}")
+    if isinstance(node.get("contains"), dict):
+        found.append(f"contains {schema_text(node['contains'])}")
     if isinstance(node.get("if"), dict | bool) and ("then" in node or "else" in node):
         text = f"if {schema_text(node['if'])}"
         if "then" in node:
@@ -302,7 +349,37 @@ def narrowing_notes(node: dict[str, Any]) -> tuple[str, ...]:
             f"if {json_text(key)} is present: {schema_text(schema)}"
             for key, schema in dependent.items()
         )
+    needed = node.get("dependentRequired")
+    if isinstance(needed, dict):
+        found.extend(
+            f"if {json_text(key)} is present: {_listed(keys)} "
+            f"{'is' if len(keys) == 1 else 'are'} required"
+            for key, keys in needed.items()
+            if isinstance(keys, list) and keys
+        )
     return tuple(found)
+
+
+def _listed(values: list[Any]) -> str:
+    """`"a"`, `"a" and "b"`, `"a", "b" and "c"`."""
+    texts = [json_text(v) for v in values]
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def part_conditions(part: dict[str, Any]) -> tuple[str, ...]:
+    """The conditions of a part spelled in place (an array's items, a union's arm), and of
+    the arms of its `allOf` that are spelled in place too (not `$ref`s, whose targets are
+    types documented where they are declared), at any depth."""
+    found: list[str] = []
+    pending = [part]
+    while pending:
+        node = pending.pop()
+        if not _NARROWING_KEYS.isdisjoint(node):
+            found.extend(narrowing_notes(node))
+        arms = node.get("allOf")
+        if isinstance(arms, list):
+            pending.extend(a for a in reversed(arms) if isinstance(a, dict) and "$ref" not in a)
+    return tuple(dict.fromkeys(found))
 
 
 def _structured_values(node: dict[str, Any]) -> tuple[str, ...]:
@@ -317,17 +394,25 @@ def _structured_values(node: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _arm_descriptions(node: dict[str, Any], arms: list[dict[str, Any]]) -> list[str]:
-    """The descriptions of a union's arms, which have no place of their own where the union
-    is spelled inline (`str | int`): notes beside the field, labelled by the arm's type when
-    no other arm has it, else by its position."""
+    """The descriptions and conditions of a union's arms, which have no place of their own
+    where the union is spelled inline (`str | int`): notes beside the field, labelled by the
+    arm's type when no other arm has it, else by its position."""
     own = node.get("description")
     found: list[str] = []
     kinds = [arm.get("type") for arm in arms]
     for index, arm in enumerate(arms):
-        if _described_inline(arm, own):
-            kind = arm.get("type")
-            label = kind if isinstance(kind, str) and kinds.count(kind) == 1 else None
-            found.append(f"{label or f'arm {index + 1}'}: {arm['description']}")
+        described = _described_inline(arm, own)
+        conditions = part_conditions(arm) if not _CONDITION_KEYS.isdisjoint(arm) else ()
+        if "const" in arm or "enum" in arm:
+            conditions = (*conditions, *_structured_values(arm))
+        if not described and not conditions:
+            continue
+        kind = arm.get("type")
+        label = kind if isinstance(kind, str) and kinds.count(kind) == 1 else None
+        label = label or f"arm {index + 1}"
+        if described:
+            found.append(f"{label}: {arm['description']}")
+        found.extend(f"{label}: {text}" for text in conditions)
     return found
 
 
@@ -339,7 +424,9 @@ def _described_inline(part: dict[str, Any], own: Any) -> bool:
 _ARM_KEYS = ("format", "pattern", *CONSTRAINTS)
 """Keywords of a union arm that the union's own documentation shows."""
 _ARM_KEY_SET = frozenset(_ARM_KEYS)
-_ARM_DOC_KEYS = frozenset({"description", *_ARM_KEYS})
+_CONDITION_KEYS = _NARROWING_KEYS | {"allOf"}
+"""What a part must hold for `part_conditions` to find anything."""
+_ARM_DOC_KEYS = frozenset({"description", "const", "enum", *_ARM_KEYS, *_CONDITION_KEYS})
 """What a union arm must hold for the union's documentation to mention it: an arm without
 any (a nullable's `{"type": "null"}`) is skipped without reading it further."""
 _ARM_FAMILIES = {
@@ -447,17 +534,17 @@ def _key_notes(node: dict[str, Any]) -> tuple[str, ...]:
     notes = []
     patterns = node.get("patternProperties")
     if isinstance(patterns, dict) and patterns:
-        notes.append("other keys match " + " or ".join(map(json_text, patterns)))
-        additional = node.get("additionalProperties", True)
-        if (additional is True or additional == {}) and not any(
-            pattern in _EVERY_KEY for pattern in patterns
-        ):
-            # Other keys may hold anything, so the type is `dict[str, Any]`: the values of
-            # the keys that match are told here, in full.
+        additional = node.get("additionalProperties", node.get("unevaluatedProperties", True))
+        if additional is False or additional == {"not": {}}:
+            notes.append("other keys match " + " or ".join(map(json_text, patterns)))
+        elif not any(pattern in _EVERY_KEY for pattern in patterns):
+            # Any other key is allowed too, so the type (`dict[str, Any]`, or the union of
+            # every value) does not say which values go with which keys: those of the keys
+            # that match are told here, in full.
             notes.extend(
                 f"values of keys matching {json_text(pattern)}: {schema_text(schema)}"
                 for pattern, schema in patterns.items()
-                if isinstance(schema, dict) and schema
+                if isinstance(schema, dict) and schema and schema != additional
             )
     names = node.get("propertyNames")
     if isinstance(names, dict) and isinstance(names.get("pattern"), str):

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..normalize import DOC_KEYWORDS
-from .doc_keywords import keyword_note
+from ..normalize import DOC_KEYWORDS, TYPE_KEYWORDS
+from .doc_keywords import keyword_note, narrowing_notes
 
 _LOWER_BOUNDS = frozenset(
     {"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"}
@@ -33,6 +33,8 @@ class MergeConflict(Exception):
     def __init__(self, message: str, empty: bool = False) -> None:
         super().__init__(message)
         self.empty = empty
+        self.arm = 0
+        """The index of the schema whose merge met the conflict (`merge_schemas` sets it)."""
 
 
 _SHOWN = frozenset({"format", "pattern", "contentMediaType", "contentEncoding", "multipleOf"})
@@ -43,6 +45,22 @@ _NOTED = frozenset({"discriminator"})
 _QUIET = frozenset({"$defs", "definitions", "example", "$recursiveAnchor", "$dynamicAnchor"})
 """Keywords that change nothing a caller sees (a `$ref` resolves against the document, not
 the merged node): the first value stays."""
+_CONDITION = ("if", "then", "else")
+"""One condition: its keywords are kept or noted together."""
+_FOLDED = frozenset().union(*TYPE_KEYWORDS.values()) | {
+    "type",
+    "enum",
+    "const",
+    "$ref",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$dynamicRef",
+    "$recursiveRef",
+}
+"""Keywords that decide a type: two values `_combine` cannot fold are a conflict. Any other
+keyword is an annotation (`markdownDescription`), ignored like it elsewhere: the first
+value stays."""
 
 
 def merge_schemas(schemas: list[dict[str, Any]], notes: list[str] | None = None) -> dict[str, Any]:
@@ -53,7 +71,10 @@ def merge_schemas(schemas: list[dict[str, Any]], notes: list[str] | None = None)
     given."""
     result: dict[str, Any] = {}
     required: set[Any] = set()
-    for schema in schemas:
+    noted: set[str] = set()
+    for index, schema in enumerate(schemas):
+        if result and not _NARROWING.isdisjoint(schema):
+            schema = _conditions_apart(result, schema, notes, noted)
         before = result.get("items", True)  # this schema's `items` may be folded in below
         for key, value in schema.items():
             if key not in result:
@@ -70,8 +91,42 @@ def merge_schemas(schemas: list[dict[str, Any]], notes: list[str] | None = None)
             elif key == "prefixItems" and isinstance(value, list) and isinstance(result[key], list):
                 result[key] = _tuples(result[key], before, value, schema.get("items", True))
             else:
-                result[key] = _combine(key, result[key], value, notes)
+                try:
+                    result[key] = _combine(key, result[key], value, notes)
+                except MergeConflict as conflict:
+                    conflict.arm = index
+                    raise
     return result
+
+
+_NARROWING = frozenset({"not", *_CONDITION})
+
+
+def _conditions_apart(
+    result: dict[str, Any], schema: dict[str, Any], notes: list[str] | None, noted: set[str]
+) -> dict[str, Any]:
+    """`schema` without the conditions (`not`, `if`/`then`/`else`) that differ from those
+    `result` holds: one node holds one of each, so each becomes a note stating it in full
+    (it only narrows: the type holds without it), `result`'s too, so their order is the
+    notes' (sorted), not the arms'; `noted` names the groups noted so far. Without `notes`,
+    `result`'s stays and the others are left to the caller."""
+    groups = {"not": ("not",), "if": _CONDITION}
+    apart: dict[str, Any] = {}
+    for group, keys in groups.items():
+        theirs = {k: schema[k] for k in keys if k in schema}
+        ours = {k: result[k] for k in keys if k in result}
+        if theirs and (group in noted or (ours and theirs != ours)):
+            apart.update(theirs)
+            if notes is not None and ours:
+                noted.add(group)
+                notes.extend(t for t in narrowing_notes(ours) if t not in notes)
+                for key in ours:
+                    del result[key]
+    if not apart:
+        return schema
+    if notes is not None:
+        notes.extend(text for text in narrowing_notes(apart) if text not in notes)
+    return {k: v for k, v in schema.items() if k not in apart}
 
 
 def _tuples(first: list[Any], first_rest: Any, second: list[Any], second_rest: Any) -> list[Any]:
@@ -100,7 +155,7 @@ def _copy(value: Any) -> Any:
 
 def _combine(key: str, first: Any, second: Any, notes: list[str] | None = None) -> Any:
     if (
-        key in ("properties", "patternProperties")
+        key in ("properties", "patternProperties", "dependentSchemas")
         and isinstance(first, dict)
         and isinstance(second, dict)
     ):
@@ -160,7 +215,7 @@ def _combine(key: str, first: Any, second: Any, notes: list[str] | None = None) 
         _note(notes, key, first)
         _note(notes, key, second)
         return first
-    if key in _QUIET:
+    if key in _QUIET or key not in _FOLDED:
         return first
     if key == "const":
         raise MergeConflict(f"allOf arms disagree on {key!r}", empty=True)

@@ -2,11 +2,13 @@
 
 Formats: our own / MCP (`inputSchema`), an MCP `tools/list` result, OpenAI Chat Completions
 (`{"type": "function", "function": {...}}`) and Responses (`{"type": "function", "name": ...}`)
-tools, Anthropic tools (`input_schema`), BFCL function docs (`parameters` or
+tools, Anthropic tools (`input_schema`; `output_schema` beside it, as formats that spell the
+input so spell the output, is read too), BFCL function docs (`parameters` or
 `input_schema` in the BFCL dialect, outputs under `response` or `output_schema`, or records
 with a `function` list; an `input_schema` that uses a `type` only BFCL spells, such as
 `dict` or `float`, anywhere, is detected as BFCL) and ToolUniverse tool configs (`parameter`,
-`return_schema`). Containers: one tool, a list, or an object
+`return_schema`). An output schema under a spelling the record's format does not read is a
+warning, never silently dropped. Containers: one tool, a list, or an object
 with a `tools` list (other top-level keys such as `server` or `nextCursor` are ignored here;
 `namespaces` reads `server` and `serverInfo.name` for `--namespace`).
 
@@ -113,7 +115,11 @@ _OPENAI_CHAT = _Layout(
     "openai", ("function", "name"), ("function", "description"), ("function", "parameters")
 )
 _OPENAI_RESPONSES = _Layout("openai", ("name",), ("description",), ("parameters",))
-_ANTHROPIC = _Layout("anthropic", ("name",), ("description",), ("input_schema",))
+_ANTHROPIC = _Layout(
+    "anthropic", ("name",), ("description",), ("input_schema",), ("output_schema",)
+)
+"""Anthropic's tools have no output schema, but tool formats that spell the input schema
+`input_schema` spell it `output_schema`: read it there, never dropped."""
 _BFCL = _Layout("bfcl", ("name",), ("description",), ("parameters",), ("response",))
 _BFCL_INPUT_KEYS = ("parameters", "input_schema")
 _BFCL_OUTPUT_KEYS = ("response", "output_schema")
@@ -242,7 +248,8 @@ _SCHEMA_SUFFIX = ".schema"
 def is_plain_schema(document: Any) -> bool:
     """A whole document that is a JSON Schema, not a tool: an object with no key of any tool
     format that has a `$schema` string, or a JSON-Schema `type` (a JSON type name, or a list
-    of them), `properties` or `$defs`/`definitions` at its root."""
+    of them), `properties`, `$defs`/`definitions`, a non-empty `allOf`/`anyOf`/`oneOf` list
+    or a `$ref` string at its root (a `title` beside `oneOf` is a common root)."""
     if not isinstance(document, dict) or not _TOOL_KEYS.isdisjoint(document):
         return False
     if isinstance(document.get("$schema"), str):
@@ -253,9 +260,16 @@ def is_plain_schema(document: Any) -> bool:
             return True
     elif isinstance(kind, list) and kind and all(k in JSON_TYPES for k in kind):
         return True
+    if isinstance(document.get("$ref"), str):
+        return True
+    if any(isinstance(document.get(key), list) and document[key] for key in _COMBINATORS):
+        return True
     return any(
         isinstance(document.get(key), dict) for key in ("properties", "$defs", "definitions")
     )
+
+
+_COMBINATORS = ("allOf", "anyOf", "oneOf")
 
 
 def holds_tools(document: Any) -> bool:
@@ -429,7 +443,10 @@ def _convert(
                     source, pointer, "no inputSchema; the tool takes an empty object", "warning"
                 )
             )
+    elif layout.format == "mcp":
+        problems.extend(_mcp_input_problems(input_schema, source, input_pointer))
     has_output, output_schema, output_pointer = fields["output_schema"]
+    problems.extend(_unread_outputs(record, layout, source, pointer))
     return ToolDefinition(
         name=fields["name"][1],
         description=fields["description"][1],
@@ -449,6 +466,58 @@ def _convert(
 
 _ABSENT = (False, None, "")
 """A field the layout has no place for."""
+
+
+def _mcp_input_problems(schema: Any, source: str, pointer: str) -> list[Diagnostic]:
+    """MCP requires an object schema for a tool's input (`"type": "object"`): a boolean
+    schema or another JSON type is typed as written, with a warning, since a client may
+    refuse the tool."""
+    if isinstance(schema, bool):
+        takes = "any value" if schema else "no value at all"
+        message = (
+            f"MCP requires an object schema for inputSchema; {str(schema).lower()} takes {takes}"
+        )
+    elif isinstance(schema, dict) and isinstance(kind := schema.get("type"), str):
+        if kind not in _NOT_OBJECTS:
+            return []
+        message = f"MCP requires an object schema for inputSchema, not type {kind!r}"
+    else:
+        return []
+    return [Diagnostic(source, pointer, message, "warning")]
+
+
+_NOT_OBJECTS = frozenset(JSON_TYPES) - {"object"}
+
+
+_OUTPUT_SPELLINGS = ("outputSchema", "output_schema", "return_schema")
+"""How tool formats name an output schema; one beside a layout that reads another (or
+none) would make every result `Any` without a word."""
+
+
+def _unread_outputs(
+    record: dict[str, Any], layout: _Layout, source: str, pointer: str
+) -> list[Diagnostic]:
+    """A warning for each output schema spelling beside the input schema that the record's
+    format does not read (BFCL's own two spellings are `_bfcl_conflicts`' concern)."""
+    container: Any = record
+    for key in layout.input_schema[:-1]:
+        container = container.get(key) if isinstance(container, dict) else None
+    if not isinstance(container, dict):
+        return []
+    read = layout.output_schema[-1] if layout.output_schema else None
+    own = _BFCL_OUTPUT_KEYS if layout.format == "bfcl" else (read,)
+    where = f"its output schema is {read!r}" if read else "it has no output schema"
+    return [
+        Diagnostic(
+            source,
+            join_pointer(pointer, *layout.input_schema[:-1], key),
+            f"{key!r} is not read in the {layout.format} format ({where}); "
+            "results are typed as any value",
+            "warning",
+        )
+        for key in _OUTPUT_SPELLINGS
+        if key in container and key not in own
+    ]
 
 
 def _bfcl_conflicts(record: dict[str, Any], source: str, pointer: str) -> list[Diagnostic]:

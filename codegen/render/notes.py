@@ -13,11 +13,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..ir import Docs
-from .text import inline, inline_breaks, truncate
-
-VALUE_LIMIT = 60
-"""Longest default or example the SDK modules show; longer ones are cut with `...` (the
-model-facing sections pass no limit: they show every value in full)."""
+from .text import inline, inline_breaks
 
 
 class Note(NamedTuple):
@@ -54,21 +50,18 @@ def has_notes(docs: Docs) -> bool:
     )
 
 
-def notes(docs: Docs, literal: Callable[[str], str], limit: int | None = VALUE_LIMIT) -> list[Note]:
+def notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
     """Notes for one node's docs; `literal` turns compact JSON text into target syntax.
-    `limit` cuts long defaults and keeps only a short first example; None shows every
-    default and example in full."""
-    return all_notes(docs, literal, limit) if has_notes(docs) else []
+    Defaults and examples are shown whole, in every target: a cut value would be a value
+    the schema never gave."""
+    return all_notes(docs, literal) if has_notes(docs) else []
 
 
-def all_notes(
-    docs: Docs, literal: Callable[[str], str], limit: int | None = VALUE_LIMIT
-) -> list[Note]:
+def all_notes(docs: Docs, literal: Callable[[str], str]) -> list[Note]:
     """`notes` without the shortcut."""
     found: list[Note] = []
     if docs.default is not None:
-        default = literal(docs.default)
-        found.append(Note("default", default if limit is None else truncate(default, limit)))
+        found.append(Note("default", literal(docs.default)))
     constraints = dict(docs.constraints) if docs.constraints else None
     if constraints:  # most notes are a default alone
         _bound_notes(constraints, found)
@@ -80,11 +73,9 @@ def all_notes(
         for keyword, label in (("contentMediaType", "media type"), ("contentEncoding", "encoding")):
             if keyword in constraints:
                 found.append(Note("content", f"{label}: {json.loads(constraints[keyword])}"))
-    if limit is None and docs.examples:
+    if docs.examples:
         label = "example" if len(docs.examples) == 1 else "examples"
         found.append(Note("example", f"{label}: " + ", ".join(map(literal, docs.examples))))
-    elif limit is not None and docs.examples and len(docs.examples[0]) <= limit:
-        found.append(Note("example", f"example: {literal(docs.examples[0])}"))
     if docs.read_only:
         found.append(Note("access", "read-only"))
     if docs.write_only:

@@ -7,8 +7,9 @@ alone, as the SDKs declare them, and nothing about calling tools (no `Tools`, `T
 `ToolCallError` or `tools`):
 
 - Python: a module of TypedDicts and `TypeAlias`es (the root always has a name: `Email:
-  TypeAlias = str`), spelled as values read (`list`, `dict`), importing only `typing`; a
-  `black` fixed point that passes `mypy --strict`.
+  TypeAlias = str`), spelled as values read (`list`, `dict`), importing `typing` and
+  `typing_extensions`' `TypedDict` (PEP 728's `closed=True` at runtime); a `black` fixed
+  point that passes `mypy --strict`.
 - TypeScript: a module of `export interface` and `export type` declarations (and
   `JsonValue`, which any-valued types use), valid as `.ts` and `.d.ts`, so any number of
   them are imported by name side by side.
@@ -31,10 +32,10 @@ def render_schema_types(catalog: ir.Catalog, language: str) -> str:
     """The module holding the types of every schema of `catalog`, in catalog order."""
     name = target(language).name  # an unknown language fails as everywhere
     if name == "python":
-        from .python.sdk import type_declarations
+        from .python.sdk import declares_closed, type_declarations
 
         blocks = [block for tool in catalog.tools for block in type_declarations(tool.types)]
-        return render(TEMPLATES[name], body=_python_body(blocks))
+        return render(TEMPLATES[name], closed=declares_closed(blocks), body=_python_body(blocks))
     blocks = [_exported(named) for tool in catalog.tools for named in tool.types]
     return render(TEMPLATES[name], declarations=blocks)
 

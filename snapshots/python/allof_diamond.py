@@ -37,14 +37,17 @@ if TYPE_CHECKING:
     class SequenceNotStr(Protocol[_T_co]):
         """An array argument: a list or a tuple of `_T_co`, read only, so `list[int]` passes
         where numbers are expected; never a `str` or `bytes`, which `Sequence[str]` takes
-        (their `__contains__` takes only strings or bytes). No slice overload: with one,
-        pyright types a list of dict literals without its context and mypy lets wrong
-        items through (hauntsaninja/useful_types#25). At runtime `Sequence`."""
+        (their `__contains__` takes only strings or bytes), nor a dict, which has no
+        `__mul__` (else `{}` would pass, read as a dict from indexes to items). No slice
+        overload and no `count` or `index`: with one, pyright types a list of dict
+        literals without its context and mypy lets wrong items through
+        (hauntsaninja/useful_types#25). At runtime `Sequence`."""
 
         def __getitem__(self, index: SupportsIndex, /) -> _T_co: ...
         def __contains__(self, value: object, /) -> bool: ...
         def __len__(self) -> int: ...
         def __iter__(self) -> Iterator[_T_co]: ...
+        def __mul__(self, value: SupportsIndex, /) -> object: ...
 
 else:
     SequenceNotStr = Sequence

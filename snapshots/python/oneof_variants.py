@@ -23,10 +23,12 @@ from typing import (
     NotRequired as NotRequired,
     Protocol as Protocol,
     TypeAlias as TypeAlias,
-    TypedDict as TypedDict,
     cast as cast,
     overload as overload,
 )
+
+# typing_extensions: a TypedDict that takes PEP 728's `closed=True` at runtime
+from typing_extensions import TypedDict as TypedDict
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -37,14 +39,17 @@ if TYPE_CHECKING:
     class SequenceNotStr(Protocol[_T_co]):
         """An array argument: a list or a tuple of `_T_co`, read only, so `list[int]` passes
         where numbers are expected; never a `str` or `bytes`, which `Sequence[str]` takes
-        (their `__contains__` takes only strings or bytes). No slice overload: with one,
-        pyright types a list of dict literals without its context and mypy lets wrong
-        items through (hauntsaninja/useful_types#25). At runtime `Sequence`."""
+        (their `__contains__` takes only strings or bytes), nor a dict, which has no
+        `__mul__` (else `{}` would pass, read as a dict from indexes to items). No slice
+        overload and no `count` or `index`: with one, pyright types a list of dict
+        literals without its context and mypy lets wrong items through
+        (hauntsaninja/useful_types#25). At runtime `Sequence`."""
 
         def __getitem__(self, index: SupportsIndex, /) -> _T_co: ...
         def __contains__(self, value: object, /) -> bool: ...
         def __len__(self) -> int: ...
         def __iter__(self) -> Iterator[_T_co]: ...
+        def __mul__(self, value: SupportsIndex, /) -> object: ...
 
 else:
     SequenceNotStr = Sequence
@@ -91,11 +96,11 @@ class LookupArgs(TypedDict):
     verbose: NotRequired[bool]
 
 
-class Select_Args1(TypedDict):
+class Select_Args1(TypedDict, closed=True):
     query: str
 
 
-class Select_Args2(TypedDict):
+class Select_Args2(TypedDict, closed=True):
     tag: str
     limit: NotRequired[int]
 

@@ -35,6 +35,7 @@ export interface DrawShape_Ref {
   version?: number;
 }
 
+/** examples: {"geometry": [[-77, 38], [-76.5, 39]], "center": [-77, 38.5], "weights": [1, 2.5], "span": [1, "a"]}, {"geometry": [-77, 38], "center": [0, 0], "labels": [{"text": "a", "at": [1, 2]}], "layers": [[{"id": "x", "version": 2}]], "targets": [{"id": "y"}], "scale": {"x": 1}} */
 export interface DrawShapeArgs {
   /** One ring, or a polygon of rings. */
   geometry: readonly number[] | readonly (readonly number[])[];

@@ -24,7 +24,7 @@ export interface ConditionalArgs {
   dangling?: unknown;
   /** if "a" is present: {"required": ["b"]} */
   dependent?: Conditional_ArgsDependent;
-  conflict?: unknown;
+  conflict?: never;
   /** Untouched by its degraded siblings */
   fine: string;
 }

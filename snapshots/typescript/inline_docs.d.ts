@@ -45,15 +45,10 @@ export interface Maps_Inc {
 }
 
 export interface MapsArgs {
-  /** other keys match "^.*$" */
   catch_all?: { [key: string]: string | Maps_Inc };
-  /**
-   * other keys match "^x"
-   * values of keys matching "^x": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/Inc"}]}
-   */
+  /** values of keys matching "^x": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/Inc"}]} */
   pattern_only?: { [key: string]: JsonValue };
   additional_only?: { [key: string]: string | Maps_Inc };
-  /** other keys match "^x" */
   both?: { [key: string]: string | Maps_Inc };
   [key: string]: JsonValue | { [key: string]: string | Maps_Inc } | undefined;
 }

@@ -50,6 +50,7 @@ export interface ScheduleEventArgs {
    */
   code?: string | null;
   label?: string | null;
+  /** array.item 1: length >= 1 */
   pair?: readonly [string?, number?, ...JsonValue[]] | null;
   shape?: ScheduleEvent_ArgsShape1 | ScheduleEvent_ArgsShape2Three | ScheduleEvent_ArgsShape2Four;
   /** 2..200 */

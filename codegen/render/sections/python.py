@@ -79,7 +79,7 @@ def doc_lines(docs: ir.Docs, extra: Sequence[str] = (), skip_default: bool = Fal
     full)."""
     found = [
         f"default: {n.text}" if n.kind == "default" else n.text
-        for n in notes(docs, json_to_py, limit=None)
+        for n in notes(docs, json_to_py)
         if not (skip_default and n.kind == "default")
     ]
     found.extend(extra)
@@ -275,13 +275,15 @@ def function_lines(
     returns: tuple[str, list[str]],
     arguments: ir.ObjectType | None,
 ) -> list[str]:
-    """The decorator (when the name needs one), the signature, the docs of the result
-    (comment lines; a stub body may start with comments) and the docstring."""
+    """The decorator (when the name needs one), the signature, the docs of the arguments
+    and the result (comment lines: a stub body may start with them, and inside it they
+    belong to this function, where after a one-line `: ...` a reader takes them for the
+    next one's), then the docstring, or `...` for a body of comments alone."""
     name = function_name(tool.name)
     lines = [] if name else [f"@tool({py_str(tool.name)})"]
     description = marked(description_lines(tool.description), hint_marks(tool.annotations))
     annotation, returns_docs = returns
-    end = ":" if description else ": ..."
+    end = ":" if description or returns_docs else ": ..."
     head = f"async def {name or '_'}("
     if arguments is None:
         lines.append(f"{head}args: {fmt.flat(type_expr(args))}, /) -> {annotation}{end}")
@@ -298,6 +300,8 @@ def function_lines(
     lines += comment_lines(returns_docs, INDENT)
     if description:
         lines += docstring(description, INDENT)
+    elif returns_docs:
+        lines.append(f"{INDENT}...")
     return lines
 
 

@@ -53,7 +53,7 @@ def doc_lines(docs: ir.Docs) -> list[str]:
     full, as JSON)."""
     found = [
         f"default: {n.text}" if n.kind == "default" else n.text
-        for n in notes(docs, lambda text: text, limit=None)
+        for n in notes(docs, lambda text: text)
     ]
     return with_notes(description_lines(docs.description), found)
 

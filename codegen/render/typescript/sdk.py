@@ -116,7 +116,7 @@ def _literal(json_value: str) -> str:
 def docs_lines(docs: ir.Docs) -> list[str]:
     """Description lines, then the constraint notes: plain notes first, then the JSDoc tags
     (`@default`, `@deprecated`), because a tag's text runs on until the next tag and would
-    swallow any plain line after it."""
+    swallow any plain line after it. Defaults and examples in full, as everywhere."""
     if docs is ir.EMPTY_DOCS:
         return []
     lines = list(description_lines(docs.description))
