@@ -78,6 +78,9 @@ def test_both_artifacts_pass_twine_and_carry_the_metadata(dist: Path) -> None:
     for module in (ROOT / "codegen").rglob("*.py"):
         assert module.relative_to(ROOT).as_posix() in names
     assert "codegen/py.typed" in names and "codegen/codemode/runtimes/typescript_worker.js" in names
+    data = ("presentation/fitting/o200k_base.tiktoken.gz", "../mcp/serve_config.schema.json")
+    for name in data:  # data files the package reads at run time
+        assert f"codegen/codemode/{name}".replace("codemode/../", "") in names, name
     with tarfile.open(sdist) as archive:
         members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert {"LICENSE", "README.md", "pyproject.toml", "docs/codemode.md"} <= members

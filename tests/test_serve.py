@@ -31,13 +31,13 @@ from codegen.mcp.config import (
     SERVER_KEYS,
     SETTING_KEYS,
     ServeSettings,
-    example_config,
     load_servers_file,
     load_table,
     parse_address,
     parse_servers,
     user_config,
 )
+from codegen.mcp.config_example import example_config
 from codegen.serve.tools import mount
 from conftest import ROOT
 
@@ -216,6 +216,9 @@ def test_settings_in_a_client_config(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "c.json:/codegen/limits/processes: error: expected a whole number" in (
         _settings_problem(tmp_path, {"limits": {"processes": 2.5}})
     )
+    for huge in ("9" * 400 + "K", 10**400, 1e300, "1e999"):  # an error, never a crash
+        memory = _settings_problem(tmp_path, {"limits": {"memory": huge}})
+        assert "c.json:/codegen/limits/memory: error: expected " in memory
     assert "c.json:/codegen/limits/speed: error: unknown limit" in (
         _settings_problem(tmp_path, {"limits": {"speed": 1}})
     )

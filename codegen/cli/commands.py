@@ -401,6 +401,11 @@ def _add_serve_command(commands: Any) -> None:
         action="store_true",
         help="print an example config and exit",
     )
+    serve.add_argument(
+        "--print-config-schema",
+        action="store_true",
+        help='print the JSON Schema of the config (for an editor\'s "$schema") and exit',
+    )
     serve.epilog = _workflow_epilog("serve")
     serve.set_defaults(handler=handlers._serve)
 

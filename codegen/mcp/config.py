@@ -23,7 +23,9 @@ unset variable without a default is an error.
 Every problem is an `InvalidInputError` (exit 1) naming the file and the JSON pointer of the
 value, so a typo never silently changes what is served. Prefixes are derived from the
 server names by the `--namespace` rule (`codegen.load.namespaces`); two names that derive the
-same prefix are an error.
+same prefix are an error. `serve_config.schema.json` beside this module says the same of a
+JSON config for editors (a top-level `"$schema"` key is ignored here); a test holds it to
+this reader.
 """
 
 from __future__ import annotations
@@ -531,11 +533,8 @@ def parse_settings(table: dict[str, Any], source: str, base: str, reader: _Reade
             where("sandbox"),
             "a config cannot turn the sandbox off; pass --sandbox none on the command line",
         )
-    if sandbox is not None and sandbox not in SANDBOXES:
-        raise reader.fail(
-            where("sandbox"),
-            f"unknown value {sandbox!r} (known: {', '.join(map(repr, SANDBOXES))})",
-        )
+    if sandbox is not None:
+        reader.choice(sandbox, where("sandbox"), SANDBOXES)
     http = optional("http", lambda value, at: reader.string(value, at))
     if http is not None:
         try:
@@ -668,6 +667,7 @@ def parse_limits(
 
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(i?B)?\s*", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+_LARGEST = 2**63
 
 
 def parse_limit(value: Any, kind: str) -> float:
@@ -677,10 +677,12 @@ def parse_limit(value: Any, kind: str) -> float:
         match = _SIZE.fullmatch(value)
         if match is None:
             raise ValueError(f'expected a size such as 1048576 or "256MiB", got {value!r}')
-        value = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+        value = float(match.group(1)) * _UNITS[match.group(2).upper()]
     if isinstance(value, bool) or not isinstance(value, int | float):
         shown = {"seconds": "a number of seconds", "count": "an integer", "size": "a size"}[kind]
         raise ValueError(f"expected {shown}, got {_kind(value)}")
+    if not value < _LARGEST:  # also NaN, and a float too large to be one
+        raise ValueError("expected a value below 2**63 (about 9.2e18)")
     if kind != "seconds" and not float(value).is_integer():
         raise ValueError(f"expected a whole number, got {value!r}")
     if value <= 0:
@@ -693,98 +695,6 @@ def parse_address(text: str) -> tuple[str, int]:
     host, separator, port = text.rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not separator or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not separator or not host or not port.isdecimal() or not 0 <= int(port) <= 65535:
         raise UsageError(f"expected HOST:PORT (for example 127.0.0.1:8765), got {text!r}")
     return host, int(port)
-
-
-SETTING_EXAMPLES: Mapping[str, Any] = {
-    "mode": "code",
-    "lang": "python",
-    "sdk": "description",
-    "http": None,
-    "sandbox": "auto",
-    "typescript": None,
-    "http_token": None,
-    "http_allowed_hosts": [],
-    "http_allowed_origins": [],
-    "description_budget": 2048,
-    "result_tokens": 22000,
-    "check_programs": "refuse",
-    "policy": {"rules": [], "ask_unannotated": False},
-    "ask_timeout": 120,
-    "audit_log": None,
-    "audit_arguments": False,
-}
-"""Each setting of the example but the limits, at its default; `null` where the default is
-to leave it unset (stdio, not `http`; a token made per run; Node's own `typescript`; no audit
-log; a policy of no rules: the defaults alone)."""
-LIMIT_EXAMPLES: Mapping[str, Any] = {
-    "timeout": 60,
-    "cpu_seconds": 30,
-    "memory": "1GiB",
-    "output": "1MiB",
-    "arguments": "1MiB",
-    "processes": 64,
-    "concurrent_runs": 8,
-    "upstream_message": "16MiB",
-}
-"""Each `LIMIT_KEYS` limit at its default (a test compares them with `RuntimeLimits`)."""
-HTTP_LIMIT_EXAMPLES: Mapping[str, Any] = {
-    "header_timeout": 10,
-    "idle_timeout": 30,
-    "body_timeout": 30,
-    "body": "4MiB",
-    "connections": 256,
-}
-"""Each `HTTP_LIMIT_KEYS` limit at its default (a test compares them with `HttpLimits`;
-`connections` is the default's upper bound: less when the open-file limit is low)."""
-SERVER_EXAMPLES: Mapping[str, Mapping[str, Any]] = {
-    "everything": {
-        "type": "stdio",
-        "command": "npx",
-        "args": ["-y", "@modelcontextprotocol/server-everything"],
-        "env": {"NODE_OPTIONS": "--max-old-space-size=512"},
-        "cwd": "${HOME:-/}",
-        "deny": ["get-env"],
-    },
-    "time": {
-        "command": "uvx",
-        "args": ["mcp-server-time", "--local-timezone", "${TZ:-UTC}"],
-        "concurrency_safe": {"convert_time": True},
-        "description": "Current time, and times converted between time zones.",
-    },
-    "remote": {
-        "type": "http",
-        "url": "https://mcp.example.com/mcp",
-        "headers": {"Authorization": "Bearer ${REMOTE_TOKEN}"},
-        "allow": ["search"],
-        "disabled": True,
-    },
-}
-"""The example's servers: between them, every `SERVER_KEYS` key (a test checks)."""
-
-
-def example_config() -> dict[str, Any]:
-    """What `--print-config-example` prints: every key the reader accepts, laid out from
-    its key tables (`SETTING_KEYS`, `LIMIT_KEYS`, `HTTP_LIMIT_KEYS`, `SERVER_KEYS`), so a
-    key added there and not here fails the test that loads the example back."""
-    limits = {"limits": LIMIT_EXAMPLES, "http_limits": HTTP_LIMIT_EXAMPLES}
-    tables = {"limits": LIMIT_KEYS, "http_limits": HTTP_LIMIT_KEYS}
-    settings = {
-        key: (
-            {name: limits[key][name] for name in tables[key]}
-            if key in tables
-            else SETTING_EXAMPLES[key]
-        )
-        for key in SETTING_KEYS
-    }
-    servers = {
-        name: {key: entry[key] for key in SERVER_KEYS if key in entry}
-        for name, entry in SERVER_EXAMPLES.items()
-    }
-    return {SETTINGS_KEY: settings, "mcpServers": servers}
-
-
-def example_text() -> str:
-    return json.dumps(example_config(), indent=2) + "\n"

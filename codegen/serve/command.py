@@ -36,7 +36,6 @@ from ..mcp.config import (
     LIMIT_KEYS,
     UPSTREAM_MESSAGE,
     ServeConfig,
-    example_text,
     load_servers_file,
     parse_address,
     parse_budget,
@@ -44,6 +43,7 @@ from ..mcp.config import (
     parse_result_tokens,
     user_config,
 )
+from ..mcp.config_example import example_text
 from .http_limits import HttpLimits, http_limits
 
 DEFAULT_BUDGET = 2048
@@ -264,6 +264,12 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.print_config_example:
         sys.stdout.write(example_text())
         sys.stdout.flush()
+        return 0
+    if args.print_config_schema:
+        schema = Path(__file__).parent.parent / "mcp" / "serve_config.schema.json"
+        sys.stdout.write(schema.read_text(encoding="utf-8"))
+        sys.stdout.flush()
+        sys.stderr.write(f"(the file: {schema})\n")
         return 0
     try:
         import anyio
