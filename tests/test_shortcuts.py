@@ -13,11 +13,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from codegen import ir, normalize
+from codegen import ir
 from codegen.build.builder import SchemaInput, _ToolBuilder
 from codegen.build.leaves import LEAF_KEYWORDS, LEAF_UNION_ARMS, plain_leaf_type
 from codegen.identifiers import NameAllocator
 from codegen.normalize import DOC_KEYWORDS, normalize_node, normalize_schema
+from codegen.normalize import rules as normalize_rules
+from codegen.normalize import walk as normalize_walk
 from robustness_strategies import tool_schemas
 
 PRIMITIVE_KINDS = ["string", "number", "integer", "boolean", "null"]
@@ -209,12 +211,12 @@ def rule_nodes(draw: st.DrawFn) -> dict[str, Any]:
 @contextmanager
 def _no_canonical_check() -> Iterator[None]:
     """Every node takes the full chain of rules."""
-    fast = normalize._canonical
-    normalize._canonical = lambda node: False
+    fast = normalize_walk._canonical
+    normalize_walk._canonical = lambda node: False
     try:
         yield
     finally:
-        normalize._canonical = fast
+        normalize_walk._canonical = fast
 
 
 def _general(node: dict[str, Any], draft: str) -> Any:
@@ -225,7 +227,7 @@ def _general(node: dict[str, Any], draft: str) -> Any:
 @settings(max_examples=500, deadline=None)
 @given(node=rule_nodes(), draft=st.sampled_from(DRAFTS))
 def test_a_node_judged_canonical_is_one_no_rule_changes(node: dict[str, Any], draft: str) -> None:
-    if normalize._canonical(node):
+    if normalize_walk._canonical(node):
         assert _general(node, draft) == (node, [])
     else:  # the shortcut is not taken: the fast path is the general path
         assert normalize_node(node, draft) == _general(node, draft)
@@ -252,7 +254,7 @@ def test_every_trigger_can_make_a_rule_fire() -> None:
         "exclusiveMaximum": {"maximum": 1, "exclusiveMaximum": True},
         "$ref": {"$ref": "#/$defs/a", "type": "string"},
     }
-    assert firing.keys() == normalize._TRIGGERS
+    assert firing.keys() == normalize_rules.TRIGGERS
     for key, node in firing.items():
         assert _general(node, "2020-12") != (node, []), key
 

@@ -1,26 +1,6 @@
-"""Normalization: small named rules that rewrite schemas into one canonical spelling.
-
-Each rule is a pure function from one schema node to a new node (the input is never
-mutated). `normalize_schema` applies them to every node of a tree without recursion and
-remembers, for every node it creates, the JSON pointer of the node it came from, so later
-warnings point into the file the user wrote.
-
-Canonical form after normalization:
-- every schema is a dict (boolean schemas become `{}` and `{"not": {}}`);
-- `type` is a single string (type arrays and OpenAPI `nullable` become `anyOf`);
-- a one-value `enum` is a `const`;
-- tuples use `prefixItems` (legacy array `items` and `additionalItems` are translated);
-- `definitions` is `$defs` and `$ref`s follow the rename;
-- `dependencies` (draft-07 and earlier) is `dependentRequired` (key lists) and
-  `dependentSchemas` (schemas);
-- draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` are numbers;
-- draft-03 boolean `required` on a property is the parent's `required` list; `extends`,
-  `divisibleBy`, the type `any`, schemas in `type` and type names in `disallow` take their
-  later spelling;
-- `$ref` with type-changing siblings becomes `allOf` (2019-09 and later), or loses them
-  (draft-07 and earlier, where siblings of `$ref` are ignored).
-The BFCL dialect rule runs first, before validation, because that dialect is not JSON Schema.
-"""
+"""The node rules: each a pure function from one schema node to a new node (the input is never
+mutated), and `RULES`, the table that says when each fires (order, scope, trigger keys and
+shapes)."""
 
 from __future__ import annotations
 
@@ -28,110 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .load.formats import BFCL_TYPES, JSON_TYPES
+from ..load.formats import BFCL_TYPES, JSON_TYPES
+from .keywords import BFCL_ANY, DOC_KEYWORDS, MODERN_DRAFTS, TYPE_KEYWORDS, TYPED_KEYWORDS, UNSHARED
 
 Schema = Any
-
-SINGLE_KEYWORDS = frozenset(
-    {
-        "additionalProperties",
-        "additionalItems",
-        "contains",
-        "propertyNames",
-        "not",
-        "if",
-        "then",
-        "else",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-        "items",
-    }
-)
-LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
-MAP_KEYWORDS = frozenset(
-    {
-        "properties",
-        "patternProperties",
-        "$defs",
-        "definitions",
-        "dependentSchemas",
-    }
-)
-DOC_KEYWORDS = frozenset(
-    {
-        "description",
-        "title",
-        "default",
-        "examples",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$comment",
-        "$schema",
-        "$id",
-        "$anchor",
-        "$dynamicAnchor",
-        "$vocabulary",
-    }
-)
-TYPE_KEYWORDS = {
-    "string": frozenset(
-        {
-            "minLength",
-            "maxLength",
-            "pattern",
-            "format",
-            "contentMediaType",
-            "contentEncoding",
-            "contentSchema",
-        }
-    ),
-    "number": frozenset(
-        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
-    ),
-    "array": frozenset(
-        {
-            "items",
-            "prefixItems",
-            "additionalItems",
-            "minItems",
-            "maxItems",
-            "uniqueItems",
-            "contains",
-            "minContains",
-            "maxContains",
-            "unevaluatedItems",
-        }
-    ),
-    "object": frozenset(
-        {
-            "properties",
-            "required",
-            "additionalProperties",
-            "patternProperties",
-            "propertyNames",
-            "minProperties",
-            "maxProperties",
-            "dependentRequired",
-            "dependentSchemas",
-            "dependencies",
-            "unevaluatedProperties",
-        }
-    ),
-}
-_TYPED_KEYWORDS: frozenset[str] = frozenset().union(*TYPE_KEYWORDS.values())
-"""Every keyword that belongs to one type."""
-_UNSHARED = _TYPED_KEYWORDS | {"type", "enum", "const"}
-"""Keywords a type array's arms take one by one; every other one stays beside the union."""
-TYPE_KEYWORDS["integer"] = TYPE_KEYWORDS["number"]
-MODERN_DRAFTS = frozenset({"2019-09", "2020-12"})
-
-_BFCL_ANY = frozenset({"any", "", "Any", "Object"})
-"""BFCL type names that mean any value."""
-
-
-# --- node rules --------------------------------------------------------------------------
 
 
 def boolean_schema(node: Schema) -> Schema:
@@ -148,7 +28,7 @@ def bfcl_dialect(node: dict[str, Any]) -> dict[str, Any]:
     property to the parent's `required` list. A node that has neither (a property spelled
     in JSON Schema already) is returned as is."""
     kind = node.get("type")
-    erased = isinstance(kind, str) and kind in _BFCL_ANY
+    erased = isinstance(kind, str) and kind in BFCL_ANY
     spelled = BFCL_TYPES.get(kind) if isinstance(kind, str) else None
     properties = node.get("properties")
     flagged = isinstance(properties, dict) and any(
@@ -197,11 +77,11 @@ def type_array_to_union(node: dict[str, Any]) -> tuple[dict[str, Any], list[dict
     if not unique:
         result = {k: v for k, v in node.items() if k != "type"}
         return {**result, "not": {}}, []
-    shared = {k: v for k, v in node.items() if k not in _UNSHARED}
-    if _TYPED_KEYWORDS.isdisjoint(node) and "const" not in node and "enum" not in node:
+    shared = {k: v for k, v in node.items() if k not in UNSHARED}
+    if TYPED_KEYWORDS.isdisjoint(node) and "const" not in node and "enum" not in node:
         arms = [{"type": kind} for kind in unique]  # the common case: a nullable
         return _with_union(shared, arms), arms
-    typed_here = [(k, v) for k, v in node.items() if k in _TYPED_KEYWORDS]
+    typed_here = [(k, v) for k, v in node.items() if k in TYPED_KEYWORDS]
     arms = []
     for kind in unique:
         arm: dict[str, Any] = {"type": kind}
@@ -456,23 +336,6 @@ def _matches_type(value: Any, kind: str) -> bool:
     return isinstance(value, dict)
 
 
-# --- the tree walk -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Normalized:
-    """A normalized schema and, for each of its dict nodes, the pointer it came from."""
-
-    schema: dict[str, Any]
-    origins: dict[int, str]
-
-    def origin(self, node: Any, fallback: str = "") -> str:
-        return self.origins.get(id(node), fallback)
-
-
-# --- the rules, as data ---------------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One node rule: its function, where it applies, and what may make it fire.
@@ -536,267 +399,8 @@ RULES: tuple[Rule, ...] = (
 """Every node rule, each once: the order they run in, what triggers them, and (in the
 tests) the fixture each must have under `tests/fixtures/normalize/<name>.json`."""
 
-_SHARED = tuple(rule for rule in RULES if rule.scope == "shared")
-_TRIGGERS = frozenset().union(*(rule.keys for rule in _SHARED))
+SHARED = tuple(rule for rule in RULES if rule.scope == "shared")
+TRIGGERS = frozenset().union(*(rule.keys for rule in SHARED))
 """Keys whose presence may make a shared rule fire."""
-_SHAPES = tuple(shape for rule in _SHARED for shape in rule.shapes)
+SHAPES = tuple(shape for rule in SHARED for shape in rule.shapes)
 """(key, shape) pairs: a value of that shape may make a shared rule fire."""
-
-
-def _canonical(node: dict[str, Any]) -> bool:
-    if not _TRIGGERS.isdisjoint(node):
-        return False
-    for key, shape in _SHAPES:
-        value = node.get(key)
-        if isinstance(value, list) and (shape == LIST or len(value) == 1):
-            return False
-    return True
-
-
-def _final(node: dict[str, Any]) -> bool:
-    """A canonical node none of whose members holds a subschema or a reference: no rule
-    and no part of the walk would change it."""
-    return _CHILD_KEYS.isdisjoint(node) and _canonical(node)
-
-
-def normalize_node(
-    node: Schema, draft: str, dialect: str = "json-schema"
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """All node rules in order; returns the new node and the arms the rules created. A rule
-    that changes a node returns a new dict of its own; an unchanged node is returned as is."""
-    if type(node) is not dict:  # a dict is the common case: the check costs it nothing
-        node = boolean_schema(node)
-        if not isinstance(node, dict):
-            return node, []
-    if dialect == "bfcl" or draft == "draft-03":
-        for rule in _BY_SCOPE["bfcl" if dialect == "bfcl" else "draft-03"]:
-            node, _ = rule.apply(node, draft)
-    if _canonical(node):  # whatever the dialect made of it, no shared rule would fire
-        return node, []
-    return _rewritten(node, draft)
-
-
-_BY_SCOPE = {
-    scope: tuple(rule for rule in RULES if rule.scope == scope) for scope in ("bfcl", "draft-03")
-}
-
-
-def _rewritten(node: dict[str, Any], draft: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The rules every dialect and draft share, in order, on a dict node."""
-    created: list[dict[str, Any]] = []
-    for rule in _SHARED:  # called directly: this runs on every node that is not canonical
-        result = rule.function(node, draft) if rule.takes_draft else rule.function(node)
-        if rule.makes_arms:
-            node, arms = result
-            created += arms
-        else:
-            node = result
-    return node, created
-
-
-_MAP, _LIST, _SINGLE, _REF = 1, 2, 4, 8
-_CHILDREN = {
-    key: (_MAP if key in MAP_KEYWORDS else 0)
-    | (_LIST if key in LIST_KEYWORDS else 0)
-    | (_SINGLE if key in SINGLE_KEYWORDS else 0)
-    for key in MAP_KEYWORDS | LIST_KEYWORDS | SINGLE_KEYWORDS
-}
-_CHILDREN["$ref"] = _REF
-"""What a keyword's value may hold, as bits: a map of subschemas, a list of them, one
-subschema (`items` is a list or one), or a reference."""
-_CHILD_KEYS = frozenset(_CHILDREN)
-
-
-_RENAMED = {"$defs": "definitions", "dependentSchemas": "dependencies"}
-"""Map keywords a rule may have filled from an older keyword's entries."""
-
-
-def _extended(node: Any) -> dict[int, str]:
-    """Where the `allOf` arms made from a draft-03 `extends` came from, by node identity."""
-    extends = node.get("extends") if isinstance(node, dict) else None
-    if isinstance(extends, dict):
-        return {id(extends): "/extends"}
-    if isinstance(extends, list):
-        return {id(parent): f"/extends/{index}" for index, parent in enumerate(extends)}
-    return {}
-
-
-def _child(pointer: str, token: str | int) -> str:
-    text = str(token)
-    if "/" in text or "~" in text:
-        text = text.replace("~", "~0").replace("/", "~1")
-    return f"{pointer}/{text}"
-
-
-def normalize_schema(
-    schema: Schema, draft: str = "2020-12", dialect: str = "json-schema", pointer: str = ""
-) -> Normalized:
-    """Apply every node rule to every schema node of `schema`; never mutates it. Every dict
-    of the result is new; the walk uses an explicit stack, so depth costs no recursion."""
-    origins: dict[int, str] = {}
-    holder: list[Any] = [None]
-    # (node, its pointer, where to store the result: container and key)
-    stack: list[tuple[Any, str, Any, Any]] = [(schema, pointer, holder, 0)]
-    refs: list[tuple[str, str]] = []  # (local reference as written, as rewritten)
-    plain = dialect != "bfcl" and draft != "draft-03"  # `_canonical` says all for a node
-    while True:
-        if not stack:
-            # Targets of references kept under keys no keyword defines
-            # (`#/definitions/group/inner`) are schemas the walk did not reach.
-            while refs and not stack:
-                written, rewritten = refs.pop()
-                found = _target_under_data(holder[0], rewritten)
-                if found is not None and id(found[0][found[1]]) not in origins:
-                    where = pointer + _decoded(written[1:])
-                    stack.append((found[0][found[1]], where, *found))
-            if not stack:
-                break
-        node, where, container, slot = stack.pop()
-        if plain and type(node) is dict:
-            # `normalize_node` for this dialect and draft, asking `_canonical` once
-            new, created = (node, []) if _canonical(node) else _rewritten(node, draft)
-        else:
-            new, created = normalize_node(node, draft, dialect)
-            if not isinstance(new, dict):
-                container[slot] = new
-                continue
-        if new is node:  # a node a rule changed is a new dict already, no one else's
-            new = dict(new)
-        container[slot] = new
-        origins[id(new)] = where
-        if _CHILD_KEYS.isdisjoint(new):
-            continue  # a leaf: no member holds a subschema or a reference
-        created_ids = {id(arm) for arm in created} if created else ()
-        for key, value in new.items():
-            kind = _CHILDREN.get(key)  # one lookup: most keys hold no subschema
-            if kind is None:
-                continue
-            if kind & _MAP and isinstance(value, dict):
-                copy = dict(value)
-                new[key] = copy
-                base = _child(where, key)
-                # Entries moved from `definitions` or `dependencies` keep the pointer they
-                # came from.
-                renamed = _RENAMED.get(key)
-                legacy = node.get(renamed) if renamed is not None else None
-                for name, child in value.items():
-                    moved = isinstance(legacy, dict) and legacy.get(name) is child
-                    home = _child(where, renamed) if moved and renamed else base
-                    stack.append((child, _child(home, name), copy, name))
-            elif kind & _LIST and isinstance(value, list):
-                items = list(value)
-                new[key] = items
-                moved = key == "prefixItems" and node.get("items") is value  # a legacy tuple
-                base = _child(where, "items" if moved else key)
-                parents = _extended(node) if key == "allOf" else {}
-                for index, child in enumerate(value):
-                    if id(child) in created_ids:
-                        if plain and _final(child):
-                            # A rule's own arm (a nullable's `{"type": "null"}`): a new
-                            # dict already, which the walk would only copy.
-                            origins[id(child)] = where
-                            continue
-                        origin = where
-                    else:
-                        origin = f"{base}/{index}"
-                    if id(child) in parents:
-                        origin = where + parents[id(child)]
-                    stack.append((child, origin, items, index))
-            elif kind & _SINGLE and isinstance(value, (dict, bool)):
-                stack.append((value, _child(where, key), new, key))
-            elif kind & _REF and isinstance(value, str) and value.startswith("#/"):
-                if "definitions" in value:
-                    new[key] = rewrite_definitions_ref(value, schema)
-                refs.append((value, new[key]))
-    root = holder[0]
-    return Normalized(root if isinstance(root, dict) else {}, origins)
-
-
-def _decoded(fragment: str) -> str:
-    """A URI fragment's JSON pointer with percent-escapes decoded."""
-    if "%" not in fragment:
-        return fragment
-    from urllib.parse import unquote  # only here: the CLI's start-up does without it
-
-    return unquote(fragment)
-
-
-def _ref_tokens(ref: str) -> list[str]:
-    """The tokens of a local reference (`#/a/b~1c`), unescaped."""
-    return [_decoded(t).replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
-
-
-def _member_kind(token: str, value: Any) -> str:
-    """What a schema's member `token` holding `value` is, for a walk along a pointer: a map
-    or list of subschemas, one subschema, or data (a key no keyword defines)."""
-    if token in MAP_KEYWORDS:
-        return "map"
-    if token in LIST_KEYWORDS and isinstance(value, list):
-        return "list"
-    return "schema" if token in SINGLE_KEYWORDS else "data"
-
-
-def _target_under_data(root: Any, ref: str) -> tuple[Any, Any] | None:
-    """The container and key of a local reference's target in the normalized tree when its
-    path leaves keyword positions (a schema kept under a key no keyword defines), with every
-    container below that point copied so the target can be replaced without touching the
-    input; None when the path stays on keywords (the walk reached the target) or leads
-    nowhere."""
-    tokens = _ref_tokens(ref)
-    node = root
-    expect = "schema"
-    for index, token in enumerate(tokens):
-        key: str | int = token
-        if isinstance(node, dict) and token in node:
-            child = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            key = int(token)
-            child = node[key]
-        else:
-            return None
-        if expect == "schema":
-            expect = _member_kind(token, child)
-        elif expect in ("map", "list"):
-            expect = "schema"
-        if index == len(tokens) - 1:
-            return (node, key) if expect == "data" and isinstance(child, dict | bool) else None
-        if expect == "data":
-            if not isinstance(child, dict | list):
-                return None
-            child = dict(child) if isinstance(child, dict) else list(child)
-            node[key] = child
-        node = child
-    return None
-
-
-def rewrite_definitions_ref(ref: str, root: Schema) -> str:
-    """Follow a local `$ref` through the original tree and rename each `definitions`
-    keyword it passes to `$defs` (only where the rule renamed it)."""
-    if not ref.startswith("#/"):
-        return ref
-    tokens = _ref_tokens(ref)
-    if "definitions" not in tokens:
-        return ref
-    node: Any = root
-    out = []
-    expect = "schema"
-    for token in tokens:
-        if expect == "schema":
-            if not isinstance(node, dict):
-                return ref
-            renamed = token == "definitions" and definitions_to_defs(node) is not node
-            out.append("$defs" if renamed else token)
-            node = node.get(token)
-            expect = _member_kind(token, node)
-        else:
-            out.append(token)
-            if expect == "data":
-                continue
-            if isinstance(node, dict):
-                node = node.get(token)
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                return ref
-            expect = "schema"
-    return "#/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in out)
