@@ -15,7 +15,7 @@ things, each replaced by home-made code only to start faster:
 2. `shutil`: argparse's formatters are sized by `cli.arguments._columns`, not `get_terminal_size`;
 3. `urllib`: meta-schema references are joined by `meta_schema._joined`, and percent
    escapes are decoded with `urllib.parse.unquote` imported only when there is one
-   (`normalize.py`, `build/refs.py`);
+   (`normalize/refs.py`, `ir_build/refs.py`);
 4. `pathlib`: sources, templates, meta-schemas and outputs go through `os.path`;
 5. `jinja`: the SDK, section and prompt templates are laid out by `render/jinja_subset.py`.
 
@@ -134,7 +134,7 @@ EDITS: dict[str, tuple[str, tuple[Edit, ...]]] = {
     ),
     "urllib": (
         "`urllib.parse.urljoin` at both call sites of `meta_schema._joined`; "
-        "`from urllib.parse import unquote` at the top of `normalize.py` and `build/refs.py`",
+        "`from urllib.parse import unquote` at the top of `normalize/refs.py` and `ir_build/refs.py`",
         (
             Edit(
                 "validate/meta_schema.py",
@@ -152,12 +152,12 @@ EDITS: dict[str, tuple[str, tuple[Edit, ...]]] = {
                 'target_base = urljoin(base, arm["$ref"]).rstrip("#")\n',
             ),
             Edit(
-                "normalize.py",
+                "normalize/refs.py",
                 "from __future__ import annotations\n",
                 "from __future__ import annotations\n\nfrom urllib.parse import unquote\n",
             ),
             Edit(
-                "build/refs.py",
+                "ir_build/refs.py",
                 "from __future__ import annotations\n",
                 "from __future__ import annotations\n\nfrom urllib.parse import unquote\n",
             ),

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from codegen import ir
 from codegen._support.recursion_limit import deep_recursion
-from codegen.build.builder import SchemaInput, build_catalog
+from codegen.ir_build.builder import SchemaInput, build_catalog
 from codegen.load.definitions import ToolDefinition
 from codegen.normalize import normalize_schema
 from codegen.validate.checks import draft_of

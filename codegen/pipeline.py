@@ -18,8 +18,8 @@ from . import ir
 from ._support import progress
 from ._support.recursion_limit import deep_recursion
 from ._support.run_memos import run_memos
-from .build.builder import SchemaInput, build_catalog, build_schema_types
 from .errors import Diagnostic, InvalidInputError, has_errors, sort_diagnostics
+from .ir_build.builder import SchemaInput, build_catalog, build_schema_types
 from .load.definitions import ToolDefinition
 from .load.formats import PLAIN_SCHEMA
 from .load.relocate import relocated

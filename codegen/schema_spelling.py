@@ -12,8 +12,8 @@ from typing import Any
 
 from ._support.recursion_limit import deep_recursion
 from ._support.run_memos import run_memos
-from .build.builder import build_type
 from .ir import TypeNode
+from .ir_build.builder import build_type
 from .render.python import black_layout
 from .render.python.sdk import type_expr
 from .render.typescript.sdk import spell

@@ -14,9 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen import ir
-from codegen.build import builder, limits
-from codegen.build.builder import build_type
-from codegen.build.merge import merge_schemas
 from codegen.engine import compile_sources, compile_value
 from codegen.identifiers import (
     NameAllocator,
@@ -26,6 +23,9 @@ from codegen.identifiers import (
     reserved_type_names,
     type_base,
 )
+from codegen.ir_build import builder, limits
+from codegen.ir_build.builder import build_type
+from codegen.ir_build.merge import merge_schemas
 from codegen.normalize import normalize_schema
 from conftest import GOLDEN_CASES, ROOT, SCHEMAS
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.build.builder import SchemaInput, _ToolBuilder, build_tool_alone
-from codegen.build.identity import NodeTable
 from codegen.identifiers import NameAllocator
+from codegen.ir_build.builder import SchemaInput, _ToolBuilder, build_tool_alone
+from codegen.ir_build.identity import NodeTable
 from codegen.normalize import normalize_schema
 from robustness_strategies import tool_schemas
 

@@ -2,7 +2,7 @@
 inside functions, and type-only ones) go only where its layer may look, and no two modules
 import each other, directly or through others.
 
-A layer is a top-level module or subpackage of `codegen` (`load`, `build`, `render`,
+A layer is a top-level module or subpackage of `codegen` (`load`, `ir_build`, `render`,
 `serve`, ...); in `codemode`, `runtimes` and `sandbox` are layers of their own. A package's
 `__init__` may re-export anything inside its own package (the lazy facades)."""
 
@@ -28,11 +28,11 @@ ALLOWED: dict[str, set[str]] = {
     "load": BASE,
     "validate": BASE | {"load"},
     "normalize": BASE | {"load"},
-    "build": BASE | {"ir", "identifiers", "load", "validate", "normalize"},
+    "ir_build": BASE | {"ir", "identifiers", "load", "validate", "normalize"},
     "render": BASE | {"ir", "identifiers"},
-    "schema_spelling": BASE | {"ir", "build", "normalize", "validate", "render"},
-    "pipeline": BASE | {"ir", "load", "validate", "normalize", "build"},
-    "incremental": BASE | {"ir", "load", "validate", "build", "render", "pipeline"},
+    "schema_spelling": BASE | {"ir", "ir_build", "normalize", "validate", "render"},
+    "pipeline": BASE | {"ir", "load", "validate", "normalize", "ir_build"},
+    "incremental": BASE | {"ir", "load", "validate", "ir_build", "render", "pipeline"},
     "engine": BASE | {"ir", "load", "pipeline", "incremental", "render"},
     "mcp": BASE | {"load"},
     "client": {"mcp"},

@@ -20,8 +20,8 @@ import black
 import pytest
 
 from codegen import ir
-from codegen.build import limits
 from codegen.engine import compile_sources, compile_value
+from codegen.ir_build import limits
 from codegen.render.python.black_layout import flat
 from codegen.render.python.sdk import (
     argument_type_expr,

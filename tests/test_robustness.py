@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_pyformat import exprs
 
-from codegen.build.limits import DEPTH_LIMIT, INLINE_LIMIT, LITERAL_LIMIT
 from codegen.engine import compile_value
+from codegen.ir_build.limits import DEPTH_LIMIT, INLINE_LIMIT, LITERAL_LIMIT
 from codegen.render.python import black_layout as fmt
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from codegen import ir
-from codegen.build.builder import SchemaInput, _ToolBuilder
-from codegen.build.leaves import LEAF_KEYWORDS, LEAF_UNION_ARMS, plain_leaf_type
 from codegen.identifiers import NameAllocator
+from codegen.ir_build.builder import SchemaInput, _ToolBuilder
+from codegen.ir_build.leaves import LEAF_KEYWORDS, LEAF_UNION_ARMS, plain_leaf_type
 from codegen.normalize import DOC_KEYWORDS, normalize_node, normalize_schema
 from codegen.normalize import rules as normalize_rules
 from codegen.normalize import walk as normalize_walk

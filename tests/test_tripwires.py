@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 import hostile
-from codegen.build.limits import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
 from codegen.engine import compile_value
+from codegen.ir_build.limits import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
 from codegen.load.json_text import MAX_NESTING
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk

@@ -14,8 +14,8 @@ from typing import Any
 
 from .. import ir
 from .._support import progress
-from ..build.builder import assemble_catalog
 from ..errors import Diagnostic, has_errors, sort_diagnostics
+from ..ir_build.builder import assemble_catalog
 from ..load.definitions import ToolDefinition
 from ..pipeline import Compiled, Rendered
 from ..render.targets import Target

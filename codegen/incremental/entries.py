@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 
 from .._support import progress
-from ..build.builder import Assembled, Reusable, build_tool_alone
 from ..errors import Diagnostic, has_errors
+from ..ir_build.builder import Assembled, Reusable, build_tool_alone
 from ..load.definitions import ToolDefinition
 from ..pipeline import prepare, prepared_again
 from ..render.targets import preload, target

@@ -1,6 +1,6 @@
 """Work split into shares across forked processes, for batch commands on large catalogs.
 
-Compiling and laying out one tool does not depend on any other tool (`build/builder.py`
+Compiling and laying out one tool does not depend on any other tool (`ir_build/builder.py`
 `build_tool_alone`, the renderers' chunks), so a command can spread a catalog's tools over
 several processes and put the results back in order. The children are forks of the
 command: they start in a few milliseconds with everything imported and every definition

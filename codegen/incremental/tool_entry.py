@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from .. import ir
-from ..build.builder import Prebuilt
 from ..errors import Diagnostic
+from ..ir_build.builder import Prebuilt
 from ..load.definitions import ToolDefinition
 from .checked import CacheDataError, json_value
 from .ir_codec import decode_tool, encode_tool
