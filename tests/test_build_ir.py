@@ -23,7 +23,7 @@ from codegen.identifiers import (
     reserved_type_names,
     type_base,
 )
-from codegen.ir_build import builder, limits
+from codegen.ir_build import combining, limits
 from codegen.ir_build.builder import build_type
 from codegen.ir_build.merge import merge_schemas
 from codegen.normalize import normalize_schema
@@ -771,7 +771,7 @@ def _merges_at_most(limit: int) -> Iterator[list[int]]:
             raise _TooManyMerges(f"more than {limit} merges")
         return merge_schemas(schemas, notes)
 
-    with mock.patch.object(builder, "merge_schemas", counted):
+    with mock.patch.object(combining, "merge_schemas", counted):
         yield count
 
 

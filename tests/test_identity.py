@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.identifiers import NameAllocator
-from codegen.ir_build.builder import SchemaInput, _ToolBuilder, build_tool_alone
+from codegen.ir_build.builder import SchemaInput, ToolBuilder, build_tool_alone
 from codegen.ir_build.identity import NodeTable
 from codegen.normalize import normalize_schema
 from robustness_strategies import tool_schemas
@@ -63,7 +63,7 @@ def _schema_input(schema: Any) -> SchemaInput:
     return SchemaInput("t", None, None, "<t>", normalized, "/inputSchema", normalized, "/out")
 
 
-def _tables(builder: _ToolBuilder) -> dict[str, NodeTable[Any]]:
+def _tables(builder: ToolBuilder) -> dict[str, NodeTable[Any]]:
     return {k: v for k, v in vars(builder).items() if isinstance(v, NodeTable)}
 
 
@@ -96,7 +96,7 @@ def test_every_per_node_entry_of_the_build_names_a_live_node() -> None:
     arms and merges the build made itself included."""
     tool = _schema_input(MAKES_NODES)
     origins_before = dict(tool.input.origins)
-    builder = _ToolBuilder(tool, NameAllocator(), [], {})
+    builder = ToolBuilder(tool, NameAllocator(), [], {})
     builder.build("T", "TArgs", "TOutput")
     assert builder.busy == {} and builder.levels == {}
     tables = _tables(builder)
@@ -113,7 +113,7 @@ def test_every_per_node_entry_of_the_build_names_a_live_node() -> None:
 @given(tool_schemas(st.text(max_size=6)))
 def test_the_build_never_keys_a_node_it_does_not_hold(schema: Any) -> None:
     tool = _schema_input(schema)
-    builder = _ToolBuilder(tool, NameAllocator(), [], {})
+    builder = ToolBuilder(tool, NameAllocator(), [], {})
     builder.build("T", "TArgs", "TOutput")
     for table in _tables(builder).values():
         # Every key names a node the table holds (an entry deleted mid-build, as a settled

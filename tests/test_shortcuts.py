@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from codegen import ir
 from codegen.identifiers import NameAllocator
-from codegen.ir_build.builder import SchemaInput, _ToolBuilder
+from codegen.ir_build.builder import SchemaInput, ToolBuilder
 from codegen.ir_build.leaves import LEAF_KEYWORDS, LEAF_UNION_ARMS, plain_leaf_type
 from codegen.normalize import DOC_KEYWORDS, normalize_node, normalize_schema
 from codegen.normalize import rules as normalize_rules
@@ -27,7 +27,7 @@ PRIMITIVE_KINDS = ["string", "number", "integer", "boolean", "null"]
 # --- the plain-leaf shortcut ---------------------------------------------------------------
 
 
-class _WalkOnly(_ToolBuilder):
+class _WalkOnly(ToolBuilder):
     """The builder with the shortcut switched off: every node takes the walk."""
 
     def _leaf(self, schema: Any) -> ir.TypeNode | None:
@@ -87,7 +87,7 @@ def union_candidates(draw: st.DrawFn) -> dict[str, Any]:
     return node
 
 
-def _built(builder_class: type[_ToolBuilder], schema: dict[str, Any]) -> tuple[Any, Any]:
+def _built(builder_class: type[ToolBuilder], schema: dict[str, Any]) -> tuple[Any, Any]:
     normalized = normalize_schema(schema)
     tool = SchemaInput("t", None, None, "<t>", normalized, "/inputSchema", None, "")
     diagnostics: list[Any] = []
@@ -111,7 +111,7 @@ def _field_schema(candidate: dict[str, Any]) -> dict[str, Any]:
 @given(st.one_of(leaf_candidates(), union_candidates()))
 def test_the_leaf_shortcut_gives_what_the_walk_gives(candidate: dict[str, Any]) -> None:
     schema = _field_schema(candidate)
-    assert _built(_ToolBuilder, schema) == _built(_WalkOnly, schema)
+    assert _built(ToolBuilder, schema) == _built(_WalkOnly, schema)
     normalized = normalize_schema(candidate).schema
     shortcut = plain_leaf_type(normalized, {})
     if shortcut is not None:
@@ -130,7 +130,7 @@ def test_the_leaf_shortcut_gives_what_the_walk_gives(candidate: dict[str, Any]) 
     }
 )
 def test_whole_tools_build_alike_with_and_without_the_shortcut(schema: Any) -> None:
-    assert _built(_ToolBuilder, schema) == _built(_WalkOnly, schema)
+    assert _built(ToolBuilder, schema) == _built(_WalkOnly, schema)
 
 
 @pytest.mark.parametrize(
