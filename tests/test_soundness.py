@@ -149,8 +149,16 @@ def source_id(path: Path) -> str:
 
 
 def import_sdk(text: str, directory: Path, name: str) -> Any:
-    """Import a generated SDK module as it is (its TypedDict is `typing_extensions`', which
-    pydantic needs before Python 3.12)."""
+    """Import a generated SDK module. Before Python 3.12 pydantic needs `typing_extensions`'
+    TypedDict: a module that declares a closed one imports it already; any other imports
+    `typing`'s (right for type checkers), swapped here."""
+    if sys.version_info < (3, 12) and "from typing_extensions import TypedDict" not in text:
+        text = text.replace("    TypedDict as TypedDict,\n", "", 1)
+        text = text.replace(
+            "\nclass ToolCallError",
+            "\nfrom typing_extensions import TypedDict\n\n\nclass ToolCallError",
+            1,
+        )
     path = directory / f"{name}.py"
     path.write_text(text, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(name, path)

@@ -179,7 +179,10 @@ DEPTH = f"schema nesting depth {{}} exceeds the limit of {MAX_NESTING}"
 TRIPWIRES = {
     # Deeper than any document may be: rejected before anything walks it.
     ("properties", 100_000): Expect(errors=(DEPTH.format(200_001),)),
-    ("items", 100_000): Expect(errors=(DEPTH.format(100_001),)),
+    ("items", 100_000): Expect(
+        errors=(DEPTH.format(100_001),),
+        warnings=("MCP requires an object schema for inputSchema, not type 'array'",),
+    ),
     ("anyOf", 100_000): Expect(errors=(DEPTH.format(200_001),)),
     ("annotations", 100_000): Expect(
         errors=(f"annotations nesting depth 200001 exceeds the limit of {MAX_NESTING}",)
@@ -187,7 +190,12 @@ TRIPWIRES = {
     ("bfcl", 100_000): Expect(errors=(DEPTH.format(200_001),)),
     # The deepest documents accepted (512 levels with the tool itself).
     ("properties", 255): Expect(),
-    ("items", 510): Expect(warnings=("arrays nested deeper than 64 levels; typed as any value",)),
+    ("items", 510): Expect(
+        warnings=(
+            "MCP requires an object schema for inputSchema, not type 'array'",
+            "arrays nested deeper than 64 levels; typed as any value",
+        )
+    ),
     ("anyOf", 255): Expect(),
     # Flat documents that are long chains or wide.
     ("ref_chain", 100_000): Expect(
@@ -347,7 +355,10 @@ EDGES = {
         hostile.nested_unions(3, 200),
         (f"a type expression nested deeper than {EXPRESSION_LIMIT} levels",),
     ),
-    "deepest_items": (hostile.nested("items", 510), ("arrays nested deeper than 64 levels",)),
+    "deepest_items": (
+        hostile.nested("items", 510),
+        ("MCP requires an object schema for inputSchema", "arrays nested deeper than 64 levels"),
+    ),
     "deepest_properties": (hostile.nested("properties", 255), ()),
 }
 """Schemas at and just past the limits that keep Python code parseable, with the start of
