@@ -5,7 +5,7 @@ Run by hand from the repository root:
 
     .venv/bin/python bench/bench_config_reader.py [--runs N] [--sample N] [--examples]
 
-Over the corpus of `tests/test_serve_config_schema.py` (the example config and minimal
+Over the corpus of `tests/support/config_corpus.py` (the example config and minimal
 ones, mutated key by key: wrong types, wrong enums, extra, missing and renamed keys, both
 or neither of command and url, bad sizes and addresses; every config written to a file):
 
@@ -42,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 import jsonschema  # noqa: E402
-from test_serve_config_schema import (  # noqa: E402
+
+from codegen.load import json_text  # noqa: E402
+from support.config_corpus import (  # noqa: E402
     Case,
     check,
     corpus,
@@ -50,8 +52,6 @@ from test_serve_config_schema import (  # noqa: E402
     load_schema,
     read,
 )
-
-from codegen.load import json_text  # noqa: E402
 
 EXAMPLES = (
     "stdio: /mcpServers/time/args/0 = 7",

@@ -4,7 +4,7 @@ Run by hand from the repository root:
 
     .venv/bin/python bench/bench_growth.py [--runs N] [--shapes NAME,...]
 
-For every tripwire shape of `tests/hostile.py` (nesting through properties, items and anyOf,
+For every tripwire shape of `tests/support/hostile.py` (nesting through properties, items and anyOf,
 a `$ref` chain, a union, an enum, a description, a catalog) at 1k, 10k and 100k (levels,
 arms, members or tools; a description has 100 characters per unit, so 100 KB to 10 MB),
 each run is a new Python process pinned to one core (`taskset -c 0` where available) that
@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hostile import SHAPES  # noqa: E402
+from support.hostile import SHAPES  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 DESCRIPTION_UNIT = 100
@@ -37,7 +37,7 @@ DESCRIPTION_UNIT = 100
 CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {tests!r})
-import hostile
+from support import hostile
 from codegen.engine import compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk

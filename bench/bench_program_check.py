@@ -3,7 +3,7 @@
 Catalogs of 30, 400 and 3,000 tools (the first tools of ToolUniverse, names prefixed by
 server as `codegen serve` prefixes them). For each, the declarations are the Python section's
 SDK (what `describe` and the full section show) and the programs are the suites of
-`tests/program_suites.py` made from the same catalog (a natural program per tool, and wrong
+`tests/support/program_suites.py` made from the same catalog (a natural program per tool, and wrong
 programs of every kind). Candidates:
 
 - `ty-server`: codegen's checker (`checks/python_checker.py`): `ty server` kept warm in the
@@ -38,13 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from catalogs import tooluniverse_catalog
-from program_suites import natural_programs, wrong_programs
 
 from codegen.codemode.checkers.python_checker import PythonChecker, ty_program
 from codegen.codemode.checks.outcome import CheckLimits
 from codegen.codemode.checks.python_program import checkable_program
 from codegen.engine import compile_definitions
 from codegen.render.sections.python import render_python_section_sdk
+from support.program_suites import natural_programs, wrong_programs
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -5,7 +5,7 @@ Catalogs of 30, 400 and 3,000 tools (the first tools of ToolUniverse, names pref
 server as `codegen serve` prefixes them). For each, the declarations are the TypeScript
 section's SDK (what `describe` and the full section show), made checkable
 (`checks/typescript_declarations.py`: 0.02, 0.44 and 3.9 MB), and the programs are the
-suites of `tests/program_suites.py` made from the same catalog (a natural program per tool,
+suites of `tests/support/program_suites.py` made from the same catalog (a natural program per tool,
 and wrong programs of every kind), at most `--limit` of each, spread over the catalog.
 Candidates:
 
@@ -52,7 +52,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from catalogs import ROOT, tooluniverse_catalog
-from program_suites import SuiteProgram, natural_programs, wrong_programs
 
 from codegen.codemode.checkers.lsp import LanguageServer
 from codegen.codemode.checkers.typescript_checker import TypeScriptChecker
@@ -62,6 +61,7 @@ from codegen.codemode.checks.typescript_declarations import checkable_declaratio
 from codegen.codemode.sandbox.launchers import children
 from codegen.engine import compile_definitions
 from codegen.render.sections.typescript import render_typescript_section_sdk
+from support.program_suites import SuiteProgram, natural_programs, wrong_programs
 
 TYPESCRIPT5 = str(ROOT / "node_modules" / "typescript")
 TYPESCRIPT7 = str(ROOT / "node_modules" / "typescript7")

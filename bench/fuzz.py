@@ -3,8 +3,8 @@
     .venv/bin/python bench/fuzz.py --minutes 10
     .venv/bin/python bench/fuzz.py --examples 5000 --strategy meta
 
-Runs the Hypothesis strategies of `tests/robustness_strategies.py` through the checks of
-`tests/sdk_checks.py` (the ones `tests/test_robustness_properties.py` runs in CI on a few
+Runs the Hypothesis strategies of `tests/support/robustness_strategies.py` through the checks of
+`tests/support/sdk_checks.py` (the ones `tests/test_robustness_properties.py` runs in CI on a few
 hundred examples), plus the `black` fixed point of every Python SDK, in rounds with fresh
 random seeds until the budget is spent. After each round the declarations files collected
 go through `tsc --strict` in one Node run and a few inputs through `codegen sdk` in a fresh
@@ -38,8 +38,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from hypothesis.errors import HypothesisWarning  # noqa: E402
 
-from robustness_strategies import catalogs, marked_text, meta_catalogs, to_json  # noqa: E402
-from sdk_checks import (  # noqa: E402
+from support.robustness_strategies import catalogs, marked_text, meta_catalogs, to_json  # noqa: E402
+from support.sdk_checks import (  # noqa: E402
     Rendered,
     check_black,
     check_value,

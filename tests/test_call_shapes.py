@@ -16,13 +16,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_typed_calls import Expectations, _check, mypy_findings, pyright_findings
 
 from codegen.engine import compile_sources
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import FIXTURES
-from tsc import NODE_MODULES, node
+from support.tsc import NODE_MODULES, node
+from support.typed_calls import Expectations, check_findings, mypy_findings, pyright_findings
 
 pytestmark = pytest.mark.slow  # mypy, pyright and tsc over one caller module each
 
@@ -108,7 +108,7 @@ def test_python_checkers_take_right_calls_and_report_wrong_ones(checker: str, sh
         text, found[name] = caller(head, PYTHON_CALLS, f"    await {form}({{}})")
         (shapes / name).write_text(text, encoding="utf-8")
     find = mypy_findings if checker == "mypy" else pyright_findings
-    _check(find(shapes, sorted(found)), found)
+    check_findings(find(shapes, sorted(found)), found)
 
 
 def test_tsc_takes_right_calls_and_reports_wrong_ones(shapes: Path) -> None:
@@ -136,4 +136,4 @@ def test_tsc_takes_right_calls_and_reports_wrong_ones(shapes: Path) -> None:
         match = re.match(r"([^(\s]+)\((\d+),\d+\): error (.*)", line)
         if match:
             findings.setdefault(match[1], {}).setdefault(int(match[2]), []).append(match[3])
-    _check(findings, {"calls.ts": expect})
+    check_findings(findings, {"calls.ts": expect})

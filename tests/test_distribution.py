@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from readme_examples import fenced, section
+from support.readme_examples import fenced, section
 
 pytestmark = pytest.mark.slow  # builds, and installs the dependencies from the index
 

@@ -11,84 +11,24 @@ warm by a new cache object in one process)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_cache import COLLIDING
 
 from codegen.engine import Engine
-from codegen.errors import Diagnostic
 from codegen.incremental.cache import ToolCache
-from codegen.load.definitions import ToolDefinition
 from codegen.load.sources import load_sources, load_value
-from codegen.pipeline import Compiled, compile_catalog
-from codegen.render.targets import TARGETS
-from conftest import CORPUS, EVERY_FILE
-from robustness_strategies import catalogs
-
-LANGUAGES = tuple(TARGETS)
-
-Outcome = tuple[dict[str, str] | None, tuple[Diagnostic, ...]]
-
-
-def one_go(definitions: Sequence[ToolDefinition], diagnostics: Sequence[Diagnostic]) -> Outcome:
-    compiled = compile_catalog(definitions, diagnostics)
-    if compiled.catalog is None:
-        return None, compiled.diagnostics
-    return _every_text(compiled), compiled.diagnostics
-
-
-def _every_text(compiled: Compiled, memo: ToolCache | None = None) -> dict[str, str]:
-    """Every text a catalog renders to: each language's SDK and its section."""
-    assert compiled.catalog is not None
-    texts = {}
-    for language, target in TARGETS.items():
-        texts[language] = target.render(compiled.catalog, memo)
-        texts[f"{language} section"] = target.section(compiled.catalog, memo)
-    return texts
-
-
-def _sdks(texts: dict[str, str] | None) -> dict[str, str] | None:
-    return None if texts is None else {language: texts[language] for language in LANGUAGES}
-
-
-def strategies(tmp_path: Path) -> Iterator[tuple[str, Engine]]:
-    """(name, engine) in the order they run; the caches carry over between runs of the
-    same engine, so a later run of it is warm."""
-    yield "one go", Engine()
-    yield "shares of 2", Engine(jobs=2)
-    yield "shares of 3", Engine(jobs=3)
-    memory = Engine(ToolCache())
-    yield "memory cache, cold", memory
-    yield "memory cache, warm", memory
-    disk = Engine(ToolCache(tmp_path / "cache"), jobs=2)
-    yield "disk cache, cold, in shares", disk
-    disk.save()
-    yield "disk cache read back, warm", Engine(ToolCache(tmp_path / "cache"))
-
-
-def assert_every_strategy_agrees(
-    definitions: Sequence[ToolDefinition],
-    diagnostics: Sequence[Diagnostic],
-    tmp_path: Path,
-) -> None:
-    texts, expected = one_go(definitions, diagnostics)
-    for name, engine in strategies(tmp_path):
-        rendered = engine.render(definitions, diagnostics, LANGUAGES)
-        assert rendered.diagnostics == expected, name
-        assert rendered.texts == _sdks(texts), name
-        compiled = engine.compile(definitions, diagnostics)
-        assert compiled.diagnostics == expected, name
-        if texts is None:
-            assert compiled.catalog is None, name
-        else:
-            assert _every_text(compiled, engine.cache) == texts, name
-    warm = ToolCache(tmp_path / "cache")
-    Engine(warm).render(definitions, diagnostics, LANGUAGES)
-    assert warm.misses == 0 and warm.hits == len(definitions)
+from conftest import CORPUS, EVERY_FILE, ROOT
+from support.engine_strategies import (
+    COLLIDING,
+    LANGUAGES,
+    assert_every_strategy_agrees,
+    one_go,
+    sdks_of,
+)
+from support.robustness_strategies import catalogs
 
 
 @pytest.mark.parametrize("path", EVERY_FILE, ids=lambda p: p.stem)
@@ -123,7 +63,7 @@ def test_definitions_without_a_cache_key_take_the_one_go_path(tmp_path: Path) ->
     cache = ToolCache()
     texts, expected = one_go(odd, ())
     rendered = Engine(cache).render(odd, (), LANGUAGES)
-    assert (rendered.texts, rendered.diagnostics) == (_sdks(texts), expected)
+    assert (rendered.texts, rendered.diagnostics) == (sdks_of(texts), expected)
     assert len(cache) == 0
 
 
@@ -153,7 +93,7 @@ def test_every_strategy_agrees_on_hostile_catalogs(tmp_path_factory: Any, value:
 
 def test_the_command_line_and_the_library_go_through_the_engine() -> None:
     """No caller picks a strategy itself: only the engine imports the per-tool machinery."""
-    root = Path(__file__).resolve().parent.parent / "codegen"
+    root = ROOT / "codegen"
 
     def users(text: str) -> list[str]:
         return sorted(

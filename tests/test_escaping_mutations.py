@@ -32,8 +32,8 @@ from typing import Any
 
 import pytest
 
-from robustness_strategies import hostile_catalog
-from sdk_checks import PropertyFailure, check_value
+from support.robustness_strategies import hostile_catalog
+from support.sdk_checks import PropertyFailure, check_value
 
 pytestmark = pytest.mark.slow  # rewrites the source once per escape rule and reruns the checks
 

@@ -22,14 +22,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_python_sdk import check_structure
 
 from codegen import ir
 from codegen.engine import compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import FIXTURES
-from tsc import check_declarations
+from support.sdk_checks import check_structure
+from support.tsc import check_declarations
 
 pytestmark = pytest.mark.slow  # 2,291 schemas through both SDKs and both checkers
 

@@ -28,13 +28,13 @@ import black
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_pyformat import exprs
 
 from codegen.engine import compile_value
 from codegen.ir_build.limits import DEPTH_LIMIT, INLINE_LIMIT, LITERAL_LIMIT
 from codegen.render.python import black_layout as fmt
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
+from support.type_expressions import exprs
 
 MODE = black.Mode()
 
@@ -98,7 +98,7 @@ def test_long_keys_stay_black_fixed_points(length: int, value: dict[str, Any]) -
 def test_layout_with_long_heads_is_a_black_fixed_point(
     field_expr: fmt.Expr, alias_expr: fmt.Expr, key: int, name: int, method: int, stub: bool
 ) -> None:
-    """`test_pyformat`'s layout property with the long keys, alias names and method names
+    """`test_black_layout`'s layout property with the long keys, alias names and method names
     that hostile schemas produce (type names are at most `MAX_BASE` plus a suffix)."""
     lines = fmt.class_header("C" * name, "TypedDict")
     lines += fmt.field("k" * key, field_expr)

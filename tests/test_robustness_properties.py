@@ -23,8 +23,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from robustness_strategies import catalogs, hostile_catalog, marked_text, meta_catalogs, to_json
-from sdk_checks import (
+from support.robustness_strategies import (
+    catalogs,
+    hostile_catalog,
+    marked_text,
+    meta_catalogs,
+    to_json,
+)
+from support.sdk_checks import (
     Rendered,
     check_black,
     check_cli,

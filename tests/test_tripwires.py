@@ -27,14 +27,14 @@ from typing import Any
 
 import pytest
 
-import hostile
 from codegen.engine import compile_value
 from codegen.ir_build.limits import ARMS_LIMIT, EXPRESSION_LIMIT, LITERAL_LIMIT, UNION_LIMIT
 from codegen.load.json_text import MAX_NESTING
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
 from conftest import ROOT
-from tsc import check_declarations
+from support import hostile
+from support.tsc import check_declarations
 
 # Hostile sizes in fresh processes, and three type checkers on the widest outputs.
 pytestmark = pytest.mark.slow
@@ -72,7 +72,7 @@ CHILD = """
 import ast, json, resource, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
-import hostile
+from support import hostile
 from codegen.engine import compile_value
 from codegen.render.python.sdk import render_python_sdk
 from codegen.render.typescript.sdk import render_typescript_sdk
@@ -318,7 +318,7 @@ def test_single_type_conversions_of_deep_schemas(tmp_path: Path) -> None:
     """`json_schema_to_py` / `_ts` take any value, unvalidated: a 100,000-level one is any
     value, at once."""
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import hostile\n"
+        "import sys; sys.path.insert(0, sys.argv[1]); from support import hostile\n"
         "from codegen import json_schema_to_py, json_schema_to_ts\n"
         "for kind in hostile.NESTINGS:\n"
         "    schema = hostile.nested(kind, 100_000)\n"

@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -37,6 +37,7 @@ from codegen.identifiers import is_method_name
 from codegen.render.python.black_layout import flat
 from codegen.render.python.sdk import py_literal, py_str, render_python_sdk, type_expr
 from conftest import CORPUS, CORPUS_FILES, FIXTURES, ROOT
+from support.typed_calls import Expectations, check_findings, mypy_findings, pyright_findings
 
 pytestmark = pytest.mark.slow  # mypy and pyright over a caller module for every corpus tool
 
@@ -44,15 +45,6 @@ EVERYTHING = ROOT / "node_modules" / ".bin" / "mcp-server-everything"
 WRONG_VALUE = 'b"wrong"'
 """A value no JSON type admits, so only `Any` accepts it."""
 MISSPELLED = "_misspelled"
-
-
-@dataclass
-class Expectations:
-    """What each line of one caller file must get from a checker."""
-
-    clean: set[int] = field(default_factory=set)
-    reported: dict[int, str] = field(default_factory=dict)
-    """line -> a word the report must contain ("" for any report)."""
 
 
 @dataclass
@@ -288,84 +280,14 @@ def callers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, E
     return directory, expectations
 
 
-def _check(findings: dict[str, dict[int, list[str]]], expected: dict[str, Expectations]) -> None:
-    problems = []
-    for name, expect in expected.items():
-        found = findings.get(name, {})
-        for line in sorted(expect.clean):
-            if line in found:
-                problems.append(f"{name}:{line}: a correct call is reported: {found[line]}")
-        for line, word in sorted(expect.reported.items()):
-            if line not in found:
-                problems.append(f"{name}:{line}: a wrong call is not reported")
-            elif word and not any(word in message for message in found[line]):
-                problems.append(f"{name}:{line}: the report does not name {word!r}: {found[line]}")
-    for name, lines in findings.items():
-        if name not in expected or set(lines) - expected[name].clean - set(expected[name].reported):
-            problems.append(f"{name}: reports outside the calls: {lines}")
-    assert not problems, "\n".join(problems[:40]) + f"\n({len(problems)} problems)"
-
-
-def mypy_findings(directory: Path, files: list[str]) -> dict[str, dict[int, list[str]]]:
-    """`mypy --strict` over `files` (in `directory`): file -> line -> error messages."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-error-summary",
-            "--hide-error-context",
-            "--no-incremental",
-            "--cache-dir",
-            str(directory / ".mypy_cache"),
-            *files,
-        ],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    findings: dict[str, dict[int, list[str]]] = {}
-    for line in run.stdout.splitlines():
-        match = re.match(r"([^:]+):(\d+): (error|note): (.*)", line)
-        assert match, line
-        if match[3] == "error":
-            findings.setdefault(match[1], {}).setdefault(int(match[2]), []).append(match[4])
-    assert run.returncode in (0, 1), run.stderr
-    return findings
-
-
-def pyright_findings(directory: Path, files: list[str]) -> dict[str, dict[int, list[str]]]:
-    """`pyright` strict (the directory's `pyrightconfig.json`) over `files`: file -> line ->
-    error messages."""
-    pyright = shutil.which("pyright") or str(Path(sys.executable).parent / "pyright")
-    run = subprocess.run(
-        [pyright, "--outputjson", "--project", str(directory), *files],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    report = json.loads(run.stdout)
-    findings: dict[str, dict[int, list[str]]] = {}
-    for diagnostic in report["generalDiagnostics"]:
-        if diagnostic["severity"] != "error":
-            continue
-        name = Path(diagnostic["file"]).name
-        line = diagnostic["range"]["start"]["line"] + 1
-        findings.setdefault(name, {}).setdefault(line, []).append(diagnostic["message"])
-    return findings
-
-
 def test_mypy_strict_checks_every_call(callers: tuple[Path, dict[str, Expectations]]) -> None:
     directory, expected = callers
-    _check(mypy_findings(directory, sorted(expected)), expected)
+    check_findings(mypy_findings(directory, sorted(expected)), expected)
 
 
 def test_pyright_strict_checks_every_call(callers: tuple[Path, dict[str, Expectations]]) -> None:
     directory, expected = callers
-    _check(pyright_findings(directory, sorted(expected)), expected)
+    check_findings(pyright_findings(directory, sorted(expected)), expected)
 
 
 # --- argument arrays as callers write them ------------------------------------------------
@@ -492,7 +414,7 @@ def test_argument_arrays_take_what_callers_write(
     directory, expect = natural_callers
     files = ["call_argument_arrays.py"]
     find = mypy_findings if checker == "mypy" else pyright_findings
-    _check(find(directory, files), {files[0]: expect})
+    check_findings(find(directory, files), {files[0]: expect})
 
 
 PEP_728_PROBE = """

@@ -281,5 +281,5 @@ _DOCS_FIELDS: dict[str, Callable[[Any, str], Any]] = {
     "write_only": flag,
     "notes": texts,
 }
-"""Every `ir.Docs` keyword and the reader that checks its value (`tests/test_cache.py`
+"""Every `ir.Docs` keyword and the reader that checks its value (`tests/incremental/test_cache.py`
 checks these are the class's fields)."""

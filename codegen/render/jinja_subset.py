@@ -9,7 +9,7 @@ in that subset into a small tree and renders it by joining strings.
 
 Jinja stays the authority: `parse` raises `Unsupported` for anything else (filters,
 attribute access, expressions, whitespace control, autoescape), and `env.render` then renders
-with Jinja. `tests/test_layout.py` checks that both give the same bytes for every template
+with Jinja. `tests/render/test_jinja_subset.py` checks that both give the same bytes for every template
 this module accepts, on generated contexts.
 """
 

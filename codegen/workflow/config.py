@@ -64,7 +64,7 @@ decides the language the `catalog` command spells types in, as `build` spells it
 (TypeScript unless only Python is built). `serve` is the `codegen serve` table, read (`codegen.mcp.config`)
 only from the file `codegen serve --config` names, never found from the working folder.
 `ProjectConfig`, `Given` and `Settings` hold the other keys, in this order
-(`tests/test_project_config.py` checks that they match)."""
+(`tests/workflow/test_project_config.py` checks that they match)."""
 _KEYS = tuple(HONOURED_BY)
 """The table's keys, in the order messages list them."""
 

@@ -9,7 +9,7 @@
 // (`members` and `index` for interfaces only).
 //
 // Why not one tsc program for all files: each file is checked alone, so none passes thanks
-// to another (`tests/test_typescript_bind.py` checks several of them in one project). Why
+// to another (`tests/render/test_typescript_bind.py` checks several of them in one project). Why
 // not one tsc process per file: each start-up costs about a second. Here every file gets its
 // own program, so it is checked exactly as shipped against the default lib and nothing
 // else, while the parsed and bound lib files are shared through the compiler host, which

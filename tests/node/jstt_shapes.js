@@ -1,5 +1,5 @@
 // The shape json-schema-to-typescript (JSTT) gives each schema's top-level type, for the
-// differential test in tests/test_typescript.py.
+// differential test in tests/render/test_typescript_sdk.py.
 //
 // Reads a JSON list of schemas (objects) on stdin; prints a JSON list, one entry per schema:
 //   {"object": bool, "properties": [[key, optional], ...], "index": bool} or {"error": "..."}.

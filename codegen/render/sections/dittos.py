@@ -50,7 +50,7 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def dittoable(key: str) -> bool:
     """Whether a field's comment may be a `ditto`: its name is plain ASCII, so a reader
-    (and `tests/section_lossless.py`) finds it at the start of the line."""
+    (and `tests/support/section_lossless.py`) finds it at the start of the line."""
     return _KEY.fullmatch(key) is not None
 
 

@@ -1,0 +1,184 @@
+"""Killing a worker kills every process its launcher started, including one that moved to a
+session of its own before arming its death signal (what bubblewrap's pid 1 does for a moment
+after it is forked: a launcher killed then used to leave it running, adopted by init), and
+a start cancelled at any point leaves no process and no descriptor behind. Bounds are counts
+and generous waits for processes to finish dying, never a timing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+
+import psutil
+import pytest
+
+from codegen.codemode.run_code.run_limits import RuntimeLimits
+from codegen.codemode.runtimes import worker_pool as workers
+from codegen.codemode.runtimes.worker_pool import READ, WRITE, Started, start_worker
+from codegen.codemode.sandbox.launchers import Launcher, launcher
+from support.sandbox_checks import python_for
+
+DETACHING_LAUNCHER = """\
+import os, sys, time
+child = os.fork()
+if child == 0:
+    os.setsid()  # out of the launcher's group, and no death signal armed yet
+    os.write(int(sys.argv[2]), b'{"type": "ready"}\\n')
+    time.sleep(600)
+    os._exit(0)
+os.close(int(sys.argv[2]))
+os.waitpid(child, 0)
+"""
+"""A launcher whose child leaves its process group and says it is ready, then waits: the
+shape of a sandbox launcher caught before its child armed PR_SET_PDEATHSIG."""
+
+SILENT_LAUNCHER = DETACHING_LAUNCHER.replace("os.write(int(sys.argv[2])", "(lambda *_: 0)(0")
+"""The same, but nothing ever says ready: the start is cancelled while it waits."""
+
+PLAIN = Launcher("none", sys.executable, (), ())
+LIMITS = RuntimeLimits()
+
+
+def gone(pid: int) -> bool:
+    """Ended (or a zombie), after a generous wait for a killed process to finish dying."""
+    try:
+        process = psutil.Process(pid)
+        process.wait(timeout=30)
+    except (psutil.NoSuchProcess, psutil.TimeoutExpired, psutil.ZombieProcess):
+        pass
+    except psutil.Error:
+        return True
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+async def detached_child(root: int) -> int:
+    """The launcher's child once it exists (polled a bounded number of times)."""
+    for _ in range(2000):
+        found = psutil.Process(root).children()
+        if found:
+            return found[0].pid
+        await asyncio.sleep(0.01)
+    raise AssertionError("the launcher never forked")
+
+
+def test_disposing_a_worker_kills_a_child_that_left_the_group() -> None:
+    async def scenario() -> tuple[int, Started]:
+        started = await start_worker(PLAIN, ["-c", DETACHING_LAUNCHER, READ, WRITE], {}, LIMITS)
+        child = await detached_child(started.process.pid)
+        assert os.getpgid(child) != started.process.pid, "the child is in a group of its own"
+        started.dispose()
+        await started.process.wait()
+        return child, started
+
+    child, _ = asyncio.run(scenario())
+    assert gone(child), "the detached child outlived its launcher"
+
+
+def test_a_start_cancelled_while_waiting_for_ready_kills_the_detached_child() -> None:
+    async def scenario() -> int:
+        start = asyncio.ensure_future(
+            start_worker(PLAIN, ["-c", SILENT_LAUNCHER, READ, WRITE], {}, LIMITS)
+        )
+        root = None
+        earlier = {p.pid for p in psutil.Process().children()}  # other tests' servers
+        for _ in range(2000):
+            root = next((p for p in psutil.Process().children() if p.pid not in earlier), None)
+            if root is not None and root.children():
+                break
+            await asyncio.sleep(0.01)
+        assert root is not None
+        child = await detached_child(root.pid)
+        start.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await start
+        return child
+
+    child = asyncio.run(scenario())
+    assert gone(child), "the detached child outlived a cancelled start"
+
+
+@pytest.mark.parametrize("steps", range(8))
+def test_a_start_cancelled_at_any_step_leaves_nothing(steps: int) -> None:
+    """Cancelled after `steps` loop iterations: before, during and after the process is
+    made; the process, once made, is killed, and every descriptor is closed."""
+
+    earlier = {p.pid for p in psutil.Process().children(recursive=True)}  # other tests'
+
+    def ours(zombies: bool = False) -> list[psutil.Process]:
+        found = psutil.Process().children(recursive=True)
+        return [p for p in found if p.pid not in earlier and (zombies or p.status() != "zombie")]
+
+    async def scenario() -> tuple[int, int]:
+        before = len(os.listdir("/proc/self/fd"))
+        start = asyncio.ensure_future(
+            start_worker(PLAIN, ["-c", DETACHING_LAUNCHER, READ, WRITE], {}, LIMITS)
+        )
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        start.cancel()
+        try:
+            started = await start
+        except asyncio.CancelledError:
+            pass
+        else:
+            started.dispose()
+        for _ in range(3000):  # until the killed processes are reaped
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            if not others and not ours(zombies=True):
+                break
+            await asyncio.sleep(0.01)
+        for _ in range(20):  # closed transports drop their pipes on a later loop step
+            await asyncio.sleep(0)
+        return before, len(os.listdir("/proc/self/fd"))
+
+    before, after = asyncio.run(scenario())
+    assert after == before, f"{after - before} descriptors leaked"
+    assert ours() == []
+    strays = [
+        p
+        for p in psutil.process_iter(["cmdline", "ppid"])
+        if DETACHING_LAUNCHER[:40] in " ".join(p.info["cmdline"] or ()) and p.info["ppid"] == 1
+    ]
+    assert all(gone(p.pid) for p in strays), "a detached child outlived a cancelled start"
+
+
+def test_kill_tree_of_a_group_already_gone_is_harmless() -> None:
+    process = psutil.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    process.wait()
+    workers.kill_tree(process.pid)  # neither raises nor touches anything else
+
+
+@pytest.mark.slow
+def test_bubblewrap_starts_cancelled_early_leave_no_sandbox_behind() -> None:
+    """The real launcher: many starts cancelled within the first milliseconds (where
+    bubblewrap's pid 1 has not armed its death signal yet), then no process whose command
+    line is this test's is left, adopted by init or not."""
+    chosen = launcher("bubblewrap", python_for("bubblewrap"))  # scripts/test installs bubblewrap
+    mark = f"teardown-mark-{os.getpid()}"
+    program = "import time\ntime.sleep(600)"
+
+    async def scenario() -> None:
+        for index in range(120):
+            start = asyncio.ensure_future(
+                start_worker(chosen, ["-I", "-S", "-c", program, mark, READ, WRITE], {}, LIMITS)
+            )
+            await asyncio.sleep(0.0005 * (index % 12))
+            start.cancel()
+            try:
+                started = await start
+            except (asyncio.CancelledError, OSError):
+                continue
+            started.dispose()
+            await started.process.wait()
+
+    asyncio.run(scenario())
+    left = [
+        p for p in psutil.process_iter(["cmdline"]) if mark in " ".join(p.info["cmdline"] or ())
+    ]
+    survivors = [p for p in left if not gone(p.pid)]
+    assert survivors == [], [(p.pid, p.name(), p.ppid(), p.status()) for p in survivors]

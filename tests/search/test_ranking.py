@@ -1,0 +1,99 @@
+"""Issue 39's ranking items: brand names spelled joined or split, siblings told apart by
+number and batch words, one question that needs two tools, distinct summaries."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from codegen.engine import compile_value
+from codegen.render.sections.slices import section_slices
+from codegen.render.sections.summaries import summaries
+from codegen.search.clauses import clauses
+from codegen.search.terms import analyze, joins
+from conftest import ROOT
+from support.search_catalogs import ranking_index
+
+
+def test_camel_case_brand_finds_the_joined_prefix_first() -> None:
+    search = ranking_index().search
+    for query in ("AcmeDB list collections", "acmedb list collections"):
+        assert search(query, 10).names[0] == "acmedb__list_collections", query
+    # split, the brand also reads as the `acme` server's words: among the first two
+    assert "acmedb__list_collections" in search("acme db list collections", 10).names[:2]
+
+
+def test_split_and_joined_forms() -> None:
+    assert analyze("AcmeDB") == ("acm", "db", "acmedb")
+    assert joins("acme_db list") == ["acmedb", "dblist"]
+    assert joins("the db") == []
+
+
+def test_number_and_batch_words_choose_between_siblings() -> None:
+    search = ranking_index().search
+    assert search("list all items", 5).names[0] == "shop__getItems"
+    assert search("get the item 42", 5).names[0] == "shop__getItem"
+    assert search("create an issue", 5).names[0] == "gh__create_issue"
+    assert search("create issues", 5).names[0] == "gh__create_issue"  # batch only when asked
+    assert search("create issues in bulk", 5).names[0] == "gh__batch_create_issues"
+
+
+def test_two_clause_question_returns_both_tools() -> None:
+    names = ranking_index().search("read the note and then email it to Bob", 5).names
+    assert "notes__read_note" in names and "mail__send_email" in names
+
+
+def test_clauses() -> None:
+    assert clauses("read the file and then email it to Bob") == ["read the file", "email it to Bob"]
+    assert clauses("the sum of 2 and 3") == ["the sum of 2 and 3"]
+    assert len(clauses("find the file. Then do it")) == 1  # "do it" is no step of its own
+
+
+def test_distinct_summary_over_boilerplate() -> None:
+    names = ["s__read", "s__write", "s__drop", "t__only"]
+    lead = "## 🔧 Tool\n\nPurpose: 1. Error Responses: 400 on a bad request. "
+    descriptions = [
+        lead + "Reads a file from disk.",
+        lead + "Writes a file to disk.",
+        lead + "Drops a file.",
+        "Error Responses: 400 on a bad request. Still its own.",
+    ]
+    assert summaries(names, descriptions) == [
+        "Reads a file from disk.",
+        "Writes a file to disk.",
+        "Drops a file.",
+        "Error Responses: 400 on a bad request.",
+    ]
+
+
+def test_a_hit_shows_the_distinct_summary() -> None:
+    lead = "## 🔧 Tool\n\nPurpose: 1. Error Responses: 400 on a bad request. "
+    tools = [
+        {"name": f"s__{verb}", "description": lead + f"{verb.capitalize()}s a file on disk."}
+        for verb in ("read", "write", "drop")
+    ]
+    catalog = compile_value({"tools": tools}).catalog
+    assert catalog is not None
+    slices = section_slices(catalog, "python")
+    assert slices["s__read"].summary == "Reads a file on disk."
+
+
+def test_rankings_are_the_same_under_any_hash_seed() -> None:
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(ROOT / 'tests')!r});"
+        "from support.search_catalogs import ranking_index;"
+        "i = ranking_index();"
+        "print(json.dumps([i.search(q, 8).names for q in ("
+        "'AcmeDB list collections', 'list all items', 'create an issue',"
+        "'read the file and then email it to Bob', ['get item', 'send mail'])]))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": ""},
+        ).stdout
+        for seed in ("0", "1", "12345")
+    }
+    assert len(outputs) == 1
