@@ -72,7 +72,7 @@ def made_at_run_time(token: str) -> bool:
     """A path the repository ignores (`bench/.cache/`, `.test-nodes/`): made by a run, so
     absent from a fresh clone, and not a stale name."""
     done = subprocess.run(
-        ["git", "check-ignore", "-q", "--no-index", token.rstrip("/")],
+        ["git", "check-ignore", "-q", "--no-index", token],
         cwd=ROOT,
         capture_output=True,
     )

@@ -351,10 +351,24 @@ def _open_audit(settled: Plan) -> Any:
         raise UsageError(f"serve: {error}") from None
 
 
+def _quiet_dead_pipes(loop: Any, context: dict[str, Any]) -> None:
+    """The event loop's handler for errors nobody awaited: a write to an upstream that has
+    died (a broken pipe, a reset connection) is reported once by its connection, so the
+    transport's own copy of it, with a traceback, is left out; anything else goes to the
+    loop's default handler."""
+    if isinstance(context.get("exception"), BrokenPipeError | ConnectionResetError):
+        return
+    loop.default_exception_handler(context)
+
+
 async def _serve(
     settled: Plan, runtime: Any, listener: Any, errlog: TextIO, audit: Any = None
 ) -> int:
+    import asyncio
+
     import anyio
+
+    asyncio.get_running_loop().set_exception_handler(_quiet_dead_pipes)
 
     from ..codemode.registry import ToolRegistry
     from .approval import ClientApproval

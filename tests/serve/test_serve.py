@@ -629,3 +629,25 @@ def test_sdk_in_instructions(tmp_path: Path) -> None:
         "Only one tool can be called directly in this session: run_code."
     )
     assert "async def changing__grow" in instructions
+
+
+def test_a_write_to_a_dead_upstream_leaves_no_traceback_on_stderr() -> None:
+    """A broken pipe nobody awaited (an upstream died while a message was on its way) is
+    reported once by its connection; the event loop's own copy, with a traceback, is left
+    out. Any other error reaches the loop's default handler."""
+    from codegen.serve.command import _quiet_dead_pipes
+
+    seen: list[dict[str, Any]] = []
+
+    class Loop:
+        def default_exception_handler(self, context: dict[str, Any]) -> None:
+            seen.append(context)
+
+    loop = Loop()
+    _quiet_dead_pipes(loop, {"message": "never retrieved", "exception": BrokenPipeError(32)})
+    _quiet_dead_pipes(loop, {"message": "never retrieved", "exception": ConnectionResetError()})
+    assert seen == []
+    other = {"message": "never retrieved", "exception": ValueError("x")}
+    _quiet_dead_pipes(loop, other)
+    _quiet_dead_pipes(loop, {"message": "no exception at all"})
+    assert seen == [other, {"message": "no exception at all"}]
