@@ -145,11 +145,13 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 def _ran_every_golden_test(config: pytest.Config) -> bool:
     """A run whose selection cannot have left a golden test out: every test directory,
-    no mark but `golden`, no keyword, nothing deselected."""
+    no mark but `golden`, no keyword, nothing deselected or ignored."""
     return (
         not config.getoption("keyword", "")
         and config.getoption("markexpr", "") in ("", "golden")
         and not config.getoption("deselect", None)
+        and not config.getoption("ignore", None)
+        and not config.getoption("ignore_glob", None)
         and all(Path(arg).resolve() in (ROOT / "tests", ROOT) for arg in config.args)
     )
 
