@@ -8,10 +8,14 @@ own key tables, so a key the reader takes is in the example (a test loads it bac
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
 from .config import HTTP_LIMIT_KEYS, LIMIT_KEYS, SERVER_KEYS, SETTING_KEYS, SETTINGS_KEY
+
+SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "serve_config.schema.json")
+"""The JSON Schema of the config that ships beside the reader (`serve --print-config-schema`)."""
 
 SETTING_EXAMPLES: Mapping[str, Any] = {
     "mode": "code",

@@ -266,8 +266,10 @@ def run_serve(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
     if args.print_config_schema:
-        schema = Path(__file__).parent.parent / "mcp" / "serve_config.schema.json"
-        sys.stdout.write(schema.read_text(encoding="utf-8"))
+        from ..mcp.config_example import SCHEMA as schema
+
+        with open(schema, encoding="utf-8") as file:
+            sys.stdout.write(file.read())
         sys.stdout.flush()
         sys.stderr.write(f"(the file: {schema})\n")
         return 0
