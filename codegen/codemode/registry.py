@@ -326,7 +326,7 @@ class ToolRegistry:
     def _compile(self, specs: tuple[ToolSpec, ...]) -> ir.Catalog:
         from ..engine import compile_value
 
-        definitions = [spec.definition() for spec in specs]
+        definitions = [spec.read_definition() for spec in specs]  # the pipeline only reads
         compiled = compile_value({"tools": definitions}, source="<registry>")
         if compiled.catalog is None:
             problems = "; ".join(d.format() for d in compiled.errors[:5])
@@ -397,7 +397,8 @@ class ToolRegistry:
                 and all(a is b for a, b in zip(found.specs, specs, strict=True))
             ):
                 return found
-        made = Discovery(specs, language, self.server_summaries, lambda: self._compile(specs))
+        earlier = self._discoveries[0] if self._discoveries else None
+        made = Discovery(specs, language, self.server_summaries, self._compile, earlier)
         self._discoveries = [made, *self._discoveries[: DISCOVERIES_KEPT - 1]]
         return made
 

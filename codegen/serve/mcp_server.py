@@ -14,6 +14,7 @@ at its end (an upstream that floods change notices cannot flood the clients).
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import secrets
@@ -135,11 +136,15 @@ class Host:
                 self.server.instructions = view.instructions
             if view.tier is not None:
                 warmers: list[Callable[[], None]] = []
+                discovery = None
                 if view.tier.tier != FULL:  # here: the loop's registry is read
-                    warmers.append(self.registry.discovery().warm)
+                    discovery = self.registry.discovery()
+                    warmers.append(discovery.warm)
                 check = self.registry.check_warmer()
                 if check is not None:
                     warmers.append(check)
+                if discovery is not None:  # last: every tool's hit, until superseded
+                    warmers.append(functools.partial(discovery.fill, self._superseded))
                 if warmers:
                     self._warm(warmers)
                 where = "run_code description" if self.place == "description" else "instructions"
@@ -150,9 +155,9 @@ class Host:
         return self._view
 
     def _warm(self, warmers: list[Callable[[], None]]) -> None:
-        """Build the catalog's search index and section slices, and start the program
-        checker, now, in a thread, so the first program does not wait for them (a few hundred
-        milliseconds at thousands of tools). One thread at a time: tool sets that change
+        """Build the catalog's search index, start the program checker and make every
+        tool's hit, now, in a thread, so the first program does not wait for them (a few
+        hundred milliseconds at thousands of tools). One thread at a time: tool sets that change
         while it works are warmed once it is done, only the latest (a flood of changes
         builds one or two).
 
@@ -170,6 +175,10 @@ class Host:
             self._warming = True
             self._warmer = threading.Thread(target=self._warm_latest, name="codegen-discovery")
             self._warmer.start()
+
+    def _superseded(self) -> bool:
+        """Whether a newer tool set waits to be warmed, or serve closes."""
+        return self._to_warm is not None or self._closed
 
     def _warm_latest(self) -> None:
         while True:

@@ -4,7 +4,7 @@ program (`catalog.search`, `describe`, `servers`, `names`) over the host's tools
 from __future__ import annotations
 
 import asyncio
-import re
+import json
 from typing import Any
 
 import pytest
@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from codegen.codemode.calls.execution import ToolCall
-from codegen.codemode.presentation.discovery import MAX_HITS, Discovery, DiscoveryError
+from codegen.codemode.presentation.discovery import (
+    FILL_BLOCK,
+    MAX_HITS,
+    Discovery,
+    DiscoveryError,
+)
 from codegen.codemode.presentation.languages import run_code_flavor
 from codegen.codemode.presentation.tiers import DEFAULT_BUDGET, search_text, utf16_units
 from codegen.codemode.registry import ToolRegistry, ToolSpec
@@ -23,7 +28,7 @@ from codegen.render.sections import typescript as typescript_section
 from codegen.render.sections.slices import section_slices
 from codegen.render.sections.summaries import first_sentence
 from conftest import ROOT
-from support.corpus_registry import CORPUS, Echo, corpus_registry, echo, recorded
+from support.corpus_registry import Echo, corpus_registry, echo
 
 # --- the budget and its tiers ---------------------------------------------------------------
 
@@ -131,24 +136,103 @@ def test_the_search_text_does_not_change_when_tools_inside_a_server_change() -> 
 
 
 @pytest.mark.parametrize("language", ["python", "typescript"])
-def test_describe_shows_each_tool_as_the_full_section_does(language: str) -> None:
-    """Every line of every slice is a line of the full section with every comment written
-    in full (`ditto` expanded): what the model reads is what the program calls."""
-    tools = [tool for path in CORPUS for tool in recorded(path)]
-    unique = list({tool["name"]: tool for tool in tools}.values())
-    catalog = compile_value({"tools": unique}).catalog
-    assert catalog is not None
+def test_describe_and_hits_show_each_tool_as_a_section_holding_it_alone(language: str) -> None:
+    """Every line `describe` shows is a line of the section of a catalog holding the tool
+    alone, with every comment written in full (`ditto` expanded); the hit's call reaches
+    that very tool (the worker binds `tools.X` and `tools["X"]` to the tool named X)."""
+    registry = corpus_registry(language)
+    found = registry.discovery()
     module = python_section if language == "python" else typescript_section
-    chunks = tool_chunks(catalog, f"{language}-section", module.section_chunk, None)
-    section_lines = set(module.section_sdk_from_chunks(chunks, dittos=False).splitlines())
-    slices = section_slices(catalog, language)
-    assert [s.name for s in slices.slices] == [t.name for t in catalog.tools]
-    for each in slices.slices:
-        text = slices.text(each.name)
-        for shared, own in slices.own_names(each.name).items():  # shown under its own name
-            text = re.sub(rf"(?<![\w$]){own}(?![\w$])", shared, text)
-        missing = [line for line in text.splitlines() if line not in section_lines]
-        assert not missing, (each.name, missing[:3])
+    for spec in found.specs[::3]:
+        alone = compile_value({"tools": [spec.definition()]}).catalog
+        assert alone is not None
+        chunks = tool_chunks(alone, f"{language}-section", module.section_chunk, None)
+        lines = set(module.section_sdk_from_chunks(chunks, dittos=False).splitlines())
+        text = found.describe(spec.name)
+        missing = [line for line in text.splitlines() if line not in lines]
+        assert not missing, (spec.name, missing[:3])
+        hit = found.hit_lines([spec.name])[0]
+        assert hit.startswith((f"tools.{spec.name}(", f"tools[{json.dumps(spec.name)}]("))
+        assert found.slice(spec.name)[0].signature in hit or "..." in hit
+
+
+def counted_compiles(registry: ToolRegistry) -> list[int]:
+    """The size of every tool set the registry compiles from now on."""
+    sizes: list[int] = []
+    compile_tools = registry._compile
+
+    def counting(specs: tuple[ToolSpec, ...]) -> Any:
+        sizes.append(len(specs))
+        return compile_tools(specs)
+
+    registry._compile = counting  # type: ignore[method-assign]
+    return sizes
+
+
+def test_a_search_compiles_its_hits_alone_and_never_the_catalog() -> None:
+    registry = corpus_registry()
+    sizes = counted_compiles(registry)
+    found = registry.discovery()
+    hits = found.search("create an issue", k=5)["names"]
+    assert len(hits) == 5 and sizes == [1] * 5
+    found.search("create an issue", k=5)  # made once, then kept
+    found.describe(hits[0])
+    assert sizes == [1] * 5
+    found.fill()
+    assert sizes == [1] * len(found.specs) and max(sizes) == 1
+
+
+def test_a_new_tool_set_keeps_the_slices_of_the_very_same_tools() -> None:
+    registry = corpus_registry()
+    sizes = counted_compiles(registry)
+    first = registry.discovery()
+    hits = first.search("read a file", k=4)["names"]
+    assert sizes == [1] * 4
+    registry.register(
+        ToolSpec("extra__read_file", "Read a file.", {"type": "object"}, handler=echo)
+    )
+    second = registry.discovery()
+    assert second is not first
+    for name in hits:  # the same specs: kept
+        assert second.describe(name) == first.describe(name)
+    assert sizes == [1] * 4
+    second.describe("extra__read_file")
+    assert sizes == [1] * 5
+    other = ToolSpec(hits[0], "Another tool by that name.", {"type": "object"}, handler=echo)
+    rebuilt = Discovery([other], "python", {}, registry._compile, second)
+    assert "Another tool" in rebuilt.describe(hits[0])  # another spec: made again
+    assert Discovery([other], "typescript", {}, registry._compile, second)._alone == {}
+
+
+def test_fill_stops_when_told() -> None:
+    registry = corpus_registry()
+    sizes = counted_compiles(registry)
+    found = registry.discovery()
+    asked: list[int] = []
+
+    def stop() -> bool:
+        asked.append(len(sizes))
+        return len(asked) > 2
+
+    found.fill(stop)
+    assert len(sizes) == 2 * FILL_BLOCK < len(found.specs)
+    assert asked == [0, FILL_BLOCK, 2 * FILL_BLOCK]
+
+
+def test_a_hit_sentence_tells_the_tool_apart_from_its_servers_others() -> None:
+    shared = "# Tools\nPurpose: 1. Error Responses: 400 bad request."
+    registry = ToolRegistry(mode="code")
+    for name, own in (("a", "Reads a file."), ("b", "Writes a file."), ("c", "Lists files.")):
+        registry.register(
+            ToolSpec(f"files__{name}", f"{shared}\n\n{own}", {"type": "object"}, handler=echo)
+        )
+    registry.register(ToolSpec("other__a", f"{shared}\n\nOther.", {"type": "object"}, handler=echo))
+    registry.mount_runtime(Echo("python"))
+    found = registry.discovery()
+    assert found.hit_lines(["files__b"]) == ["tools.files__b() -> Any  # Writes a file."]
+    assert found.slice("files__a")[0].summary == "Reads a file."
+    # alone on its server, nothing is shared: the first sentence that is no stub
+    assert found.slice("other__a")[0].summary == "Error Responses: 400 bad request."
 
 
 @pytest.mark.parametrize("language", ["python", "typescript"])

@@ -87,7 +87,8 @@ def discovery(tools: list[Any], language: str) -> Discovery:
         )
         for t in tools
     ]
-    return Discovery(specs, language, {}, lambda: catalog(*tools))
+    by_name = {t["name"]: t for t in tools}
+    return Discovery(specs, language, {}, lambda some: catalog(*(by_name[s.name] for s in some)))
 
 
 # --- the rule -------------------------------------------------------------------------------

@@ -47,3 +47,18 @@ class ToolSpec:
         if self.annotations is not None:
             result["annotations"] = copy.deepcopy(self.annotations)
         return result
+
+    def read_definition(self) -> dict[str, Any]:
+        """The definition with the spec's own schemas in it, not copies: for readers that
+        never change what they read (the compile pipeline, the search index), to whom
+        `definition`'s deep copies are a fifth of the work at 3,000 tools."""
+        result: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            result["title"] = self.title
+        result["description"] = self.description
+        result["inputSchema"] = self.input_schema
+        if self.output_schema is not None:
+            result["outputSchema"] = self.output_schema
+        if self.annotations is not None:
+            result["annotations"] = self.annotations
+        return result

@@ -1,10 +1,14 @@
 """One tool of a model-facing section on its own: what Code Mode's discovery shows.
 
 A catalog too large for the prompt is found from inside a program (`catalog.search`,
-`catalog.describe`). What a model reads there must be what the full section would have
-shown, or a program calls a signature it was never given: so a slice is cut out of the
-section itself, placed in catalog order like the whole (the same short type names, the same
-`@tool(...)` decisions), never rendered on its own.
+`catalog.describe`). What a model reads there must be what a section shows, or a program
+calls a signature it was never given: so a slice is cut out of a placed section itself (the
+same short type names, the same `@tool(...)` decisions). Code Mode's discovery cuts each
+tool out of the section of a catalog holding that tool alone (`Discovery.slice`): a hit
+then waits for its own tool's compile, never for the whole catalog's, and what it shows
+depends on that tool only. The calls are the same either way (the worker binds `tools.X`
+and `tools["X"]` to the tool named X); only the names of types, which a program never
+spells, may differ from a full section's.
 
 - `SectionSlices.text(name)`: the tool's part of the section, then every declaration it
   uses that an earlier tool declared (a shape is declared once per section), each comment
