@@ -6,8 +6,10 @@ the whole question and each clause apart, then interleaves the rankings (the who
 question's best first), so each need is represented near the top.
 
 A clause ends at a sentence's end or a semicolon, or before a word that starts another
-step (`then`, `and then`, `after that`, `and also`, `as well as`, `followed by`, ...). A
-plain `and` is not cut at: too many single needs are joined by it ("the sum of 2 and 3").
+step (`then`, `and then`, `after that`, `and also`, `as well as`, `followed by`, `secondly`,
+`second,`, `in addition`, `moreover`, a sentence that starts with `and`, ...). A plain
+`and` is not cut at: too many single needs are joined by it ("the sum of 2 and 3"); nor is
+an ordinal without its comma ("metres per second").
 A clause with fewer than `MIN_WORDS` content words is no step of its own and stays with the
 one before.
 """
@@ -27,7 +29,10 @@ MAX_CHARS = 2_000
 
 _CUT = re.compile(
     r"(?:[.!?;]\s+|[\s,]+)(?:and\s+then|and\s+also|and\s+finally|after\s+that|afterwards"
-    r"|as\s+well\s+as|followed\s+by|then|also|additionally|finally|lastly|next)\b[\s,]*",
+    r"|as\s+well\s+as|followed\s+by|then|also|additionally|finally|lastly|next"
+    r"|secondly|thirdly|fourthly|(?:second|third|fourth|fifth)(?=\s*,)"
+    r"|in\s+addition(?:\s+to\s+that)?|furthermore|moreover)\b[\s,]*"
+    r"|[.!?;]\s+and\b[\s,]*",
     re.IGNORECASE,
 )
 

@@ -251,6 +251,14 @@ def text(doc: Document) -> str:
     return ". ".join(part for part in parts if part)[:MAX_TEXT]
 
 
+def query_text(query: str) -> str:
+    """What is embedded of a query: its words, lower-cased and split, as a tool's name is
+    (`text`), so "Get the CurrentWeather" meets `get_current_weather` token for token.
+    Against the raw question (bench/README.md): BFCL R@1 +0.007 (R@5 within 0.001),
+    LiveMCPBench per step +0.007, two-tool questions +0.025."""
+    return " ".join(split_words(query[:MAX_QUERY_CHARS]))
+
+
 class SemanticIndex:
     """The vectors of an index's documents (in its order), and the fusion."""
 
@@ -299,7 +307,7 @@ class SemanticIndex:
             vectors = self._vectors[rows]
         if len(vectors) < 2:
             return none
-        vector = self._model.embed(query)
+        vector = self._model.embed(query_text(query))
         if not vector.any():
             return none
         # exact (see the module's docstring), and without BLAS's threads
