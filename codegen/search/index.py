@@ -17,7 +17,6 @@ go to the name that sorts first.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -374,12 +373,12 @@ def _postings(
     term of every document, documents in order; two flat lists, not a list of pairs, so the
     build allocates no object per posting for the collector to track.
 
-    The build's hot loop, kept plain: each field's text is counted once per process
-    (`_Memo.counted`: its terms and how often each occurs), and a term's frequency is its
-    field's scale added once per occurrence, field by field: the very sum one addition per
-    occurrence gives (the same operands in the same order, so the same bits). A field's
-    length is its length in characters, which normalizes as well as a word count and costs
-    nothing."""
+    The build's hot loop, kept plain: each field's text is cut into its terms once per
+    process (`_Memo.terms`), and a term's frequency is its field's scale added once per
+    occurrence, field by field, as the sum is defined. Counting the terms first and adding
+    each count's worth measured slower: a `Counter` per text costs more than the additions
+    it saves. A field's length is its length in characters, which normalizes as well as a
+    word count and costs nothing."""
     memo = _memo()
     texts = [_texts(doc) for doc in docs]
     count = max(len(docs), 1)
@@ -391,7 +390,7 @@ def _postings(
     k1 = weights.k1
     postings: dict[str, tuple[list[int], list[float]]] = {}
     posting_of = postings.get
-    counted_of = memo.counted
+    terms_of = memo.terms
     for doc, text in enumerate(texts):
         frequency: dict[str, float] = {}
         get = frequency.get
@@ -400,13 +399,9 @@ def _postings(
             if not field:
                 continue
             scale = weight / (base + slope * len(field))
-            terms, counts = counted_of(field)
-            for term, times in zip(terms, counts, strict=True):
-                value = get(term, 0.0) + scale
-                while times > 1:  # one addition per occurrence, as the sum is defined
-                    value += scale
-                    times -= 1
-                frequency[term] = value
+            terms = terms_of(field)
+            for term in terms:  # one addition per occurrence, as the sum is defined
+                frequency[term] = get(term, 0.0) + scale
             if i < _JOINED:  # a name's and a prefix's words also joined, once each
                 for term in memo.joins(field, terms):
                     frequency[term] = get(term, 0.0) + scale
@@ -419,9 +414,6 @@ def _postings(
                 posting[1].append(tf / (k1 + tf))
     return postings
 
-
-Counted = tuple[tuple[str, ...], bytes | tuple[int, ...]]
-"""A text's distinct terms in the order they first occur, and how often each occurs."""
 
 MAX_MEMO = 1 << 20
 """Terms (of texts, chunks and joins) a process remembers (some 50 MB at most) before it
@@ -437,32 +429,25 @@ class _Analyzed(dict[str, tuple[str, ...]]):
 
 
 class _Memo:
-    """What a process remembers of the texts it indexed: each field text's terms counted,
-    each chunk's terms (`analyze`), each name's joins not among its terms. Entries are only
+    """What a process remembers of the texts it indexed: each field text's terms, each
+    chunk's terms (`analyze`), each name's joins not among its terms. Entries are only
     ever added, never changed, so two builds in two threads may share one."""
 
     __slots__ = ("chunks", "joined", "size", "texts")
 
     def __init__(self) -> None:
         self.chunks = _Analyzed()
-        self.texts: dict[str, Counted] = {}
+        self.texts: dict[str, tuple[str, ...]] = {}
         self.joined: dict[str, tuple[str, ...]] = {}
         self.size = 0
 
-    def counted(self, text: str) -> Counted:
-        """`text`'s terms counted, each distinct chunk analyzed once."""
+    def terms(self, text: str) -> tuple[str, ...]:
+        """`text`'s terms in the order they occur, each distinct chunk analyzed once."""
         found = self.texts.get(text)
         if found is None:
             terms_of = self.chunks.__getitem__  # `_Analyzed.__missing__` analyzes a new one
-            counts = Counter(chain.from_iterable(map(terms_of, chunks(text))))
-            times = counts.values()
-            # bytes when they fit (they do but for a word said 256 times): not an object
-            # the cyclic collector tracks, as a tuple of counts would be
-            found = self.texts[text] = (
-                tuple(counts),
-                bytes(times) if max(times, default=0) < 256 else tuple(times),
-            )
-            self.size += len(counts) + 1
+            found = self.texts[text] = tuple(chain.from_iterable(map(terms_of, chunks(text))))
+            self.size += len(found) + 1
         return found
 
     def joins(self, text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
