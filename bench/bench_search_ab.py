@@ -32,6 +32,7 @@ import bench_search as B
 import search_heldout as H
 
 from codegen.search import Document, SearchIndex, document, siblings, terms
+from codegen.search import index as search_index
 from codegen.search.index import _interleave
 
 HYBRID = "--hybrid" in sys.argv[1:]
@@ -86,10 +87,12 @@ def stemmer(kind: str):
     else:
         replacement = original
     terms.stem, siblings.stem = replacement, replacement
+    search_index._memos[0] = search_index._Memo()  # the memo holds terms stemmed before
     try:
         yield
     finally:
         terms.stem, siblings.stem = original, original
+        search_index._memos[0] = search_index._Memo()
 
 
 Maker = Callable[[list[Document]], B.Rank]

@@ -19,6 +19,14 @@ import pytest
 from codegen.incremental import shares
 from support.sdk_checks import run_cli
 
+# These tests call `map_in_shares` themselves, in a test process that always runs other
+# threads (pytest-xdist's worker has execnet's), so CPython 3.12+ warns at each fork. The
+# command never forks so (`share_count` refuses: `test_a_process_with_other_threads_never_forks`);
+# a child here only works its blocks, writes its results and leaves with `os._exit`.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded, use of fork:DeprecationWarning"
+)
+
 LANGUAGES = ["python", "typescript"]
 PATIENCE = 120.0
 """Seconds a test waits for a child to show up: generous, since a busy machine may start it
