@@ -190,8 +190,8 @@ class Model:
             return np.zeros(self.dimensions)
         rows = np.clip(np.asarray(ids, dtype=np.int64), 0, self._vectors.shape[0] - 1)
         # Exact in any order (`_FIXED`): the integers the float16 weights are in 2^-24 units.
-        exact = self._vectors[rows].astype(np.float64).sum(axis=0) * _FIXED
-        norm = math.sqrt(math.fsum(x * x for x in exact.tolist()))
+        exact = self._vectors[rows].sum(axis=0, dtype=np.float64) * _FIXED
+        norm = math.sqrt(math.fsum((exact * exact).tolist()))  # each square rounded as x * x
         if norm == 0.0:
             return np.zeros(self.dimensions)
         vector: NDArray[np.float64] = np.rint(exact * (SCALE / norm))
