@@ -106,7 +106,10 @@ class ClientApproval(ApprovalService):
             )
         message, schema = approval_form(execution, reason, link.description)
         try:
-            result = await asyncio.wait_for(link.ask(message, schema), self.timeout)
+            # `asyncio.timeout`, not `wait_for`: on Python 3.11 `wait_for` returns the answer
+            # when the run is cancelled just as it arrives, and the cancelled call would run
+            async with asyncio.timeout(self.timeout):
+                result = await link.ask(message, schema)
         except TimeoutError:
             return Answer(
                 "timed-out",

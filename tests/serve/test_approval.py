@@ -12,15 +12,18 @@ The audit log has a line for every call.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters, stdio_client, types
 
+from codegen.serve.approval import CLIENT, ClientApproval, ClientLink
 from conftest import ROOT
 from support.serve_clients import run, text_of
 from support.typescript_nodes import TYPESCRIPT7, node, staged_options
@@ -242,3 +245,34 @@ def test_a_declined_call_never_reaches_the_upstream(
     assert said in output, output
     deletes = [line for line in logged if line["tool"] == "notes__delete_note"]
     assert [line["decision"] for line in deletes] == ["asked-declined"] * 2
+
+
+@pytest.mark.parametrize("turns", range(6))
+def test_a_run_cancelled_as_the_answer_arrives_stays_cancelled(turns: int) -> None:
+    """A call whose run is cancelled while it waits for the user's approval is never made,
+    however close to the user's answer the cancel comes (Python 3.11's `asyncio.wait_for`
+    returned the answer instead of the cancellation)."""
+
+    async def scenario() -> str:
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        async def ask(message: str, schema: dict[str, Any]) -> Any:
+            return await answer
+
+        CLIENT.set(ClientLink("client", object(), ask))
+        execution = SimpleNamespace(name="notes__delete", arguments={"id": 1})
+        request = ClientApproval().request(execution, "destructive")  # type: ignore[arg-type]
+        task = asyncio.ensure_future(request)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        answer.set_result(SimpleNamespace(action="accept", content={}))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        accepted = task.cancel()
+        try:
+            found = await task
+        except asyncio.CancelledError:
+            return "cancelled"
+        return f"lost: {found.outcome}" if accepted else "answered before"
+
+    assert asyncio.run(scenario()) in ("cancelled", "answered before")

@@ -276,7 +276,10 @@ async def _ready(process: asyncio.subprocess.Process, fd: int) -> None:
     os.set_blocking(fd, False)
     loop.add_reader(fd, readable)
     try:
-        said = await asyncio.wait_for(arrived, READY_TIMEOUT)
+        # `asyncio.timeout`, not `wait_for`: on Python 3.11 `wait_for` returns the result
+        # when the run is cancelled just as `ready` arrives, and the cancelled run goes on
+        async with asyncio.timeout(READY_TIMEOUT):
+            said = await arrived
     except (EOFError, OSError):
         said = b""
     except TimeoutError:

@@ -182,3 +182,39 @@ def test_bubblewrap_starts_cancelled_early_leave_no_sandbox_behind() -> None:
     ]
     survivors = [p for p in left if not gone(p.pid)]
     assert survivors == [], [(p.pid, p.name(), p.ppid(), p.status()) for p in survivors]
+
+
+class _Starting:
+    """What `_ready` reads of a process that has not ended."""
+
+    returncode = None
+    stderr = None
+    pid = -1
+
+
+@pytest.mark.parametrize("turns", range(6))
+def test_a_start_cancelled_as_ready_arrives_stays_cancelled(turns: int) -> None:
+    """A cancel the task accepted is never lost, however close to the `ready` line it comes
+    (Python 3.11's `wait_for` returned the line instead, and the cancelled run went on until
+    its timeout)."""
+
+    async def scenario() -> str:
+        read, write = os.pipe()
+        try:
+            task = asyncio.ensure_future(workers._ready(_Starting(), read))  # type: ignore[arg-type]
+            for _ in range(3):
+                await asyncio.sleep(0)
+            os.write(write, workers.READY)
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            accepted = task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                return "cancelled"
+            return "lost" if accepted else "done before"
+        finally:
+            os.close(read)
+            os.close(write)
+
+    assert asyncio.run(scenario()) in ("cancelled", "done before")
