@@ -53,6 +53,7 @@ from codegen.normalize import normalize_schema
 from codegen.render.python.sdk import render_python_sdk
 from codegen.validate.checks import draft_of
 from conftest import CORPUS, CORPUS_FILES, FIXTURES, GOLDEN_CASES, SCHEMAS, corpus_id
+from support import jsonschema_strategy_cache
 
 pytestmark = pytest.mark.slow  # every corpus SDK against generated instances
 
@@ -140,6 +141,7 @@ if not hasattr(_hypothesis_utils.many, "more"):
     _from_schema_module.cu = SimpleNamespace(  # type: ignore[attr-defined]
         **{**vars(_hypothesis_utils), "many": _LegacyMany}
     )
+jsonschema_strategy_cache.install()
 
 
 def source_id(path: Path) -> str:

@@ -16,6 +16,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from support import jsonschema_strategy_cache
+
 # --- hostile text -----------------------------------------------------------------------
 
 MARKERS = (
@@ -691,6 +693,7 @@ def meta_schemas(depth: int = 2) -> st.SearchStrategy[Any]:
     from hypothesis_jsonschema import from_schema
 
     _install_many_shim()
+    jsonschema_strategy_cache.install()
     text = hostile_text()
     strategy = from_schema(
         unrolled_meta_schema(depth),
