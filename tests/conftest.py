@@ -132,10 +132,22 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that compare with golden files carry the `golden` mark (`make snap`)."""
+    """Tests that compare with golden files carry the `golden` mark (`make snap`).
+
+    Workers take tests in this order. Modules whose tests are all `slow` come first, those
+    with the fewest tests (the longest each: builds, type checkers over corpora, Hypothesis)
+    first of all, then the rest; each module's tests stay together and in order. Long
+    tests started early leave no worker alone on one at the end of the run."""
+    counts: dict[Path, list[int]] = {}
     for item in items:
         if "golden" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.golden)
+        count = counts.setdefault(item.path, [0, 0])
+        count[0] += 1
+        count[1] += item.get_closest_marker("slow") is not None
+    items.sort(
+        key=lambda item: (-counts[item.path][1] / counts[item.path][0], counts[item.path][0])
+    )
 
 
 def pytest_testnodedown(node: Any, error: Any) -> None:
