@@ -133,3 +133,22 @@ def test_repeated_field_docs_are_written_once_then_ditto() -> None:
     assert "namespace: str = ..., # ditto\n" in python
     assert "namespace?: string // Kubernetes namespace\n" in typescript
     assert "namespace?: string // ditto\n" in typescript
+
+
+def test_a_later_tool_never_changes_whether_an_earlier_object_fits_one_line() -> None:
+    """`Address`'s argument object is written on one line or not by the names its types
+    want, not by the names the IR gives them, which a later tool (`address`) can lengthen:
+    its line stays what it was alone."""
+    shape = {"type": "object", "properties": {"address": {"type": "string"}}}
+    first = {
+        "name": "Address",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"address": shape, "Address": shape, "data": shape},
+        },
+    }
+    later = {"name": "address", "inputSchema": shape}
+    _, alone = _sections([first])
+    _, both = _sections([first, later])
+    assert both.startswith(_open_typescript(alone))
+    assert " Address(args: { address?: Address; Address?: Address; data?: Address })" in both

@@ -21,7 +21,7 @@ reader that pays per token:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ... import ir
 from ..._support.run_memos import run_memos
@@ -41,6 +41,7 @@ from .short_names import (
     candidates,
     marked_tool,
     place,
+    substitute,
     typescript_reserved,
 )
 
@@ -80,15 +81,18 @@ def attach(line: str, docs: Sequence[str], indent: str, key: str = "") -> list[s
 
 
 ONE_LINE = 100
-"""Widest object written on one line (`{ a: string; b?: number }`) when no member has docs."""
+"""Widest object written on one line (`{ a: string; b?: number }`) when no member has docs,
+measured with the names its types want (`candidates`): the names they get are decided later,
+in catalog order (`place`), and may be numbered; measured so, the choice depends on the
+tool alone, and a tool listed later never changes it."""
 
 
-def _one_line(body: list[str]) -> str | None:
+def _one_line(body: list[str], wanted: Mapping[str, str]) -> str | None:
     """The members on one line, `; `-separated, when none has a comment and they fit."""
     if any("//" in line for line in body):
         return None
     text = "{ " + "; ".join(line.strip() for line in body) + " }"
-    return text if len(text) <= ONE_LINE else None
+    return text if len(substitute(text, wanted)) <= ONE_LINE else None
 
 
 def _members(obj: ir.ObjectType, indent: str) -> list[str]:
@@ -106,14 +110,15 @@ def _members(obj: ir.ObjectType, indent: str) -> list[str]:
     return lines
 
 
-def declaration_lines(named: ir.NamedType) -> list[str]:
+def declaration_lines(named: ir.NamedType, wanted: Mapping[str, str]) -> list[str]:
+    """A named type's declaration; `wanted`: the names the tool's types want (`_one_line`)."""
     docs = doc_lines(named.docs)
     if isinstance(named, ir.AliasType):
         return attach(f"type {named.name} = {spell(named.target)};", docs, "")
     body = _members(named, INDENT)
     if not body:
         return attach(f"type {named.name} = Record<string, never>;", docs, "")
-    flat = _one_line(body)
+    flat = _one_line(body, wanted)
     if flat is not None:
         return attach(f"interface {named.name} {flat}", docs, "")
     return [*attach(f"interface {named.name} {{", docs, ""), *body, "}"]
@@ -134,6 +139,8 @@ def member_key(name: str) -> str:
 
 def section_chunk(tool: ir.Tool) -> ToolText:
     args, output, types = marked_tool(tool)
+    names = candidates(tool)
+    wanted = {ir_name: name for ir_name, name, _ in names}
     by_name = {t.name: t for t in types}
     inlined: set[str] = set()
     described = marked(description_lines(tool.description), hint_marks(tool.annotations))
@@ -147,7 +154,7 @@ def section_chunk(tool: ir.Tool) -> ToolText:
         if args_docs:  # written in place, the object has no other place for its docs
             member_lines += comments([f"args: {args_docs[0]}", *args_docs[1:]], INDENT)
         body = _members(arguments, INDENT * 2)
-        flat = "Record<string, never>" if not body else _one_line(body)
+        flat = "Record<string, never>" if not body else _one_line(body, wanted)
         if flat is not None:
             body = []
         opening = f"{INDENT}{key}(args: {flat}" if flat is not None else f"{INDENT}{key}(args: {{"
@@ -176,14 +183,14 @@ def section_chunk(tool: ir.Tool) -> ToolText:
         last = member_lines.pop()
         member_lines += attach(last, returns_docs, INDENT)
     declarations = tuple(
-        Declaration(own.name, "\n".join(declaration_lines(named)))
+        Declaration(own.name, "\n".join(declaration_lines(named, wanted)))
         for own, named in zip(tool.types, types, strict=True)
         if named.name not in inlined
     )
     return ToolText(
         "\n".join(member_lines),
         declarations,
-        candidates(tool),
+        names,
         signature=_signature(args, arguments, returns),
     )
 
