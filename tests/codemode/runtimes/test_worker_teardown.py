@@ -18,6 +18,7 @@ from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes import worker_pool as workers
 from codegen.codemode.runtimes.worker_pool import READ, WRITE, Started, start_worker
 from codegen.codemode.sandbox.launchers import Launcher, launcher
+from support.descriptors import leaked_since, open_descriptors
 from support.sandbox_checks import python_for
 
 DETACHING_LAUNCHER = """\
@@ -113,8 +114,8 @@ def test_a_start_cancelled_at_any_step_leaves_nothing(steps: int) -> None:
         found = psutil.Process().children(recursive=True)
         return [p for p in found if p.pid not in earlier and (zombies or p.status() != "zombie")]
 
-    async def scenario() -> tuple[int, int]:
-        before = len(os.listdir("/proc/self/fd"))
+    async def scenario() -> dict[str, str]:
+        before = open_descriptors()
         start = asyncio.ensure_future(
             start_worker(PLAIN, ["-c", DETACHING_LAUNCHER, READ, WRITE], {}, LIMITS)
         )
@@ -134,10 +135,11 @@ def test_a_start_cancelled_at_any_step_leaves_nothing(steps: int) -> None:
             await asyncio.sleep(0.01)
         for _ in range(20):  # closed transports drop their pipes on a later loop step
             await asyncio.sleep(0)
-        return before, len(os.listdir("/proc/self/fd"))
+        return before
 
-    before, after = asyncio.run(scenario())
-    assert after == before, f"{after - before} descriptors leaked"
+    before = asyncio.run(scenario())
+    leaked = leaked_since(before)
+    assert not leaked, leaked
     assert ours() == []
     strays = [
         p

@@ -45,6 +45,7 @@ from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed, RunO
 from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.sandbox.launchers import SandboxUnavailable, launcher
+from support.descriptors import leaked_since, open_descriptors
 from support.processes import TS_WORKER_MARK, left_processes
 from support.sandbox_checks import (
     BINDINGS,
@@ -58,30 +59,6 @@ from support.sandbox_checks import (
 )
 from support.typescript_nodes import ROOT, SETUPS, WHEEL_NODE
 from support.typescript_nodes import runtime as typescript_runtime
-
-
-def open_descriptors() -> dict[str, str]:
-    """This process's open descriptors, each with what it is (`readlink`)."""
-    found = {}
-    for fd in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):
-            found[fd] = os.readlink(f"/proc/self/fd/{fd}")
-    return found
-
-
-_INSTALLED = (sys.prefix, sys.base_prefix)
-
-
-def leaked_since(before: dict[str, str]) -> list[str]:
-    """Descriptors opened since `before` and still open: what a run left behind (a pipe, a
-    socket, a pidfd, a temporary file), not a file of the Python installation another
-    thread of the test process opened meanwhile (a module, a model's weights), nor one
-    another thread closed."""
-    return [
-        f"{fd} -> {target}"
-        for fd, target in open_descriptors().items()
-        if before.get(fd) != target and not target.startswith(_INSTALLED)
-    ]
 
 
 @dataclass(frozen=True)
