@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._support.gc_pause import paused_gc
 from ...render.sections.hints import tag
@@ -49,6 +49,8 @@ NEAR_HITS = 5
 """Hits an unknown tool name's error shows."""
 FILL_BLOCK = 64
 """Tools `Discovery.fill` compiles between two looks at whether to stop."""
+
+T = TypeVar("T")
 
 Alone = tuple[ToolSpec, "ToolSlice", str]
 """A tool's slice as a section holding it alone shows it: the spec it was made of, its hit
@@ -112,32 +114,36 @@ class Discovery:
         return replace(hit, summary=self._sentence(name)), text
 
     def _made(self, name: str) -> Alone:
-        with self._slices_lock:
-            found = self._alone.get(name)
-        if found is None:
-            from ...render.sections.slices import section_slices
+        return self._kept(self._alone, name, self._make)
 
-            spec = self.specs[self._names[name]]
-            alone = section_slices(self._compile((spec,)), self.language)
-            found = (spec, alone[name], alone.text(name))
-            with self._slices_lock:
-                found = self._alone.setdefault(name, found)
-        return found
+    def _make(self, name: str) -> Alone:
+        from ...render.sections.slices import section_slices
+
+        spec = self.specs[self._names[name]]
+        alone = section_slices(self._compile((spec,)), self.language)
+        return spec, alone[name], alone.text(name)
 
     def _sentence(self, name: str) -> str:
         """The tool's summary among its server's tools (worked out once per server)."""
-        server = server_of(name)
-        with self._slices_lock:
-            known = self._sentences.get(server)
-        if known is None:
-            from ...render.sections.summaries import summaries
+        return self._kept(self._sentences, server_of(name), self._server_sentences)[name]
 
-            members = [self.specs[index] for index in self._members[server]]
-            lines = summaries([s.name for s in members], [s.description for s in members])
-            known = dict(zip((s.name for s in members), lines, strict=True))
+    def _server_sentences(self, server: str) -> dict[str, str]:
+        from ...render.sections.summaries import summaries
+
+        members = [self.specs[index] for index in self._members[server]]
+        lines = summaries([s.name for s in members], [s.description for s in members])
+        return dict(zip((s.name for s in members), lines, strict=True))
+
+    def _kept(self, table: dict[str, T], key: str, make: Callable[[str], T]) -> T:
+        """`table[key]`, made outside the lock when missing (two threads may both make it;
+        the first one kept wins, so every caller sees the same value)."""
+        with self._slices_lock:
+            found = table.get(key)
+        if found is None:
+            made = make(key)
             with self._slices_lock:
-                known = self._sentences.setdefault(server, known)
-        return known[name]
+                found = table.setdefault(key, made)
+        return found
 
     def warm(self) -> None:
         """Build the search index now (a server does it off the path of its first run);

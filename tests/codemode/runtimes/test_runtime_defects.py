@@ -26,12 +26,13 @@ from codegen.codemode.calls.execution import ToolCall
 from codegen.codemode.calls.hooks import ApprovalService, Ask
 from codegen.codemode.calls.results import ErrorCode, ToolResult
 from codegen.codemode.registry import ToolRegistry, ToolSpec
-from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed, RunOutput
+from codegen.codemode.run_code.code_runtime import Bindings, RunOutput
 from codegen.codemode.runtimes import python as python_runtime
 from codegen.codemode.runtimes.python import PythonRuntime, RuntimeLimits, worker_source
 from conftest import ROOT
+from support.cancel_points import cancel_at_every_point, quiesce
 from support.codemode_helpers import Recorder, ScriptedRuntime, echo_tool, registry_with, run
-from support.descriptors import leaked_since, open_descriptors
+from support.descriptors import leaked_since
 from support.processes import process_group_gone
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -546,21 +547,6 @@ def test_a_call_in_policy_when_the_run_ends_is_abandoned() -> None:
 # --- 8. cancellation leaks nothing ------------------------------------------------------------
 
 
-async def quiesce() -> None:
-    """Let deferred closes and reaping run."""
-    current = asyncio.current_task()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        others = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
-        if not others:
-            break
-        await asyncio.sleep(0.05)
-    for _ in range(20):
-        await asyncio.sleep(0)
-    gc.collect()
-    await asyncio.sleep(0.05)
-
-
 @pytest.mark.slow
 def test_cancelling_runs_at_any_point_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
     # Every run is cancelled within milliseconds of its start: none may end by its timeout
@@ -568,49 +554,21 @@ def test_cancelling_runs_at_any_point_leaks_nothing(caplog: pytest.LogCaptureFix
     # it); 5 s still lets the first run make the launcher and start a worker on a loaded
     # machine.
     runtime = PythonRuntime(RuntimeLimits(timeout=5))
-    timed_out: list[int] = []
     problems: list[dict[str, Any]] = []
 
     async def call(name: str, args: Any) -> Any:
         return None
 
-    bindings = Bindings((), call)
-
-    async def scenario() -> dict[str, str]:
+    async def scenario() -> tuple[dict[str, str], list[int]]:
         asyncio.get_running_loop().set_exception_handler(
             lambda _, context: problems.append(context)
         )
-        warm = await runtime.run("return 1", bindings, AbortController().signal)
-        assert warm.result == 1
-        await runtime.aclose()  # the spare worker is counted neither before nor after
-        await quiesce()
-        before = open_descriptors()
-        for index in range(200):
-            task = asyncio.ensure_future(
-                runtime.run("import time\ntime.sleep(30)", bindings, AbortController().signal)
-            )
-            # 0-11 turns of the loop land before, in and after spawning and in connecting the
-            # pipes; the short sleeps mostly after, while the program runs
-            if index % 2 == 0:
-                for _ in range(index // 2 % 12):
-                    await asyncio.sleep(0)
-            else:
-                await asyncio.sleep(0.0002 * (index // 2 % 10))
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
-            except CodeRunFailed as failure:
-                if failure.kind == "timeout":
-                    timed_out.append(index)
-        await runtime.aclose()
-        await quiesce()
-        return before
+        program = "import time\ntime.sleep(30)"
+        return await cancel_at_every_point(runtime, Bindings((), call), program, 200, 0.0002)
 
     gc.collect()  # what earlier tests left behind is not this test's
     with caplog.at_level("ERROR", logger="asyncio"):
-        before = run(scenario())
+        before, timed_out = run(scenario())
         gc.collect()
     leaked = leaked_since(before)
     assert not leaked, leaked

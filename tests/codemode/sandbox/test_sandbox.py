@@ -45,6 +45,7 @@ from codegen.codemode.run_code.code_runtime import Bindings, CodeRunFailed, RunO
 from codegen.codemode.run_code.run_limits import RuntimeLimits
 from codegen.codemode.runtimes.python import PythonRuntime
 from codegen.codemode.sandbox.launchers import SandboxUnavailable, launcher
+from support.cancel_points import cancel_at_every_point
 from support.descriptors import leaked_since, open_descriptors
 from support.processes import TS_WORKER_MARK, left_processes
 from support.sandbox_checks import (
@@ -750,53 +751,23 @@ def test_cancelling_runs_at_any_point_leaks_nothing(caplog: pytest.LogCaptureFix
     mounted = typescript_runtime("strip", RuntimeLimits(timeout=30))
     problems: list[dict[str, Any]] = []
 
-    async def scenario() -> dict[str, str]:
+    async def scenario() -> tuple[dict[str, str], list[int]]:
         asyncio.get_running_loop().set_exception_handler(
             lambda _, context: problems.append(context)
         )
-        warm = await mounted.run("return 1", BINDINGS, AbortController().signal)
-        assert warm.result == 1
-        await mounted.aclose()
-        await quiesce()
-        before = open_descriptors()
-        for index in range(80):
-            task = asyncio.ensure_future(
-                mounted.run("await new Promise(() => {})", BINDINGS, AbortController().signal)
-            )
-            if index % 2 == 0:
-                for _ in range(index // 2 % 12):
-                    await asyncio.sleep(0)
-            else:
-                await asyncio.sleep(0.0005 * (index // 2 % 10))
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, CodeRunFailed):
-                await task
-        await mounted.aclose()
-        await quiesce()
-        return before
+        program = "await new Promise(() => {})"
+        return await cancel_at_every_point(mounted, BINDINGS, program, 80, 0.0005)
 
     gc.collect()
     with caplog.at_level("ERROR", logger="asyncio"):
-        before = asyncio.run(scenario())
+        before, timed_out = asyncio.run(scenario())
         gc.collect()
     leaked = leaked_since(before)
     assert not leaked, leaked
+    assert timed_out == [], "cancelled runs went on until their timeout"
     assert_no_process_left()
     messages = [str(p.get("message")) for p in problems] + [r.getMessage() for r in caplog.records]
     assert messages == []
-
-
-async def quiesce() -> None:
-    current = asyncio.current_task()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if not [t for t in asyncio.all_tasks() if t is not current and not t.done()]:
-            break
-        await asyncio.sleep(0.05)
-    for _ in range(20):
-        await asyncio.sleep(0)
-    gc.collect()
-    await asyncio.sleep(0.05)
 
 
 @pytest.mark.parametrize("sandbox", ("bubblewrap", "namespaces"))
