@@ -6,8 +6,8 @@ issue 39's held-out checks (`search_heldout.py`), on the same data as `bench_sea
 
 Columns, each over the same catalogs and questions:
 - ours: `SearchIndex` as shipped (BM25F; with `--hybrid`, fused with the semantic model).
-- ours, Snowball: the same index with `terms.stem` replaced by PyStemmer's English
-  (Porter2) stemmer, on the index, the queries and the sibling keys alike.
+- ours, Snowball: the same index with `terms.stem` (and `stem_all`) replaced by PyStemmer's
+  English (Porter2) stemmer, on the index, the queries and the sibling keys alike.
 - ours, no stemmer: `terms.stem` the identity.
 - plain BM25: `bench_search.PlainBM25`.
 - bm25s: the `bm25s` library (Lucene BM25, k1 1.5, b 0.75) over the same bag of words as
@@ -76,7 +76,7 @@ class Bm25s:
 @contextmanager
 def stemmer(kind: str):
     """`terms.stem` (and the sibling keys' copy) replaced for the block."""
-    original = terms.stem
+    original, original_all = terms.stem, terms.stem_all
     if kind == "snowball":
         import Stemmer
 
@@ -87,11 +87,14 @@ def stemmer(kind: str):
     else:
         replacement = original
     terms.stem, siblings.stem = replacement, replacement
+    # the names' joins are stemmed together (`stem_all`), by the index's own import
+    search_index.stem_all = lambda words: [replacement(word) for word in words]
     search_index._memos[0] = search_index._Memo()  # the memo holds terms stemmed before
     try:
         yield
     finally:
         terms.stem, siblings.stem = original, original
+        search_index.stem_all = original_all
         search_index._memos[0] = search_index._Memo()
 
 

@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING, Literal
 from .clauses import clauses
 from .documents import Document, split_name
 from .siblings import SCAN, Traits, prefer, traits
-from .terms import analyze, chunks, joins, name_key, query_joins, query_terms
+from .terms import (
+    analyze,
+    chunks,
+    name_key,
+    pairs,
+    query_joins,
+    query_terms,
+    split_words,
+    stem_all,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,13 +101,10 @@ class SearchIndex:
         exact: dict[str, tuple[tuple[int, int], ...]],
         semantic: SemanticIndex | None = None,
     ) -> None:
-        count = len(documents)
         self._documents = documents
         self._postings = postings
-        self._idf = {
-            term: math.log(1.0 + (count - len(docs) + 0.5) / (len(docs) + 0.5))
-            for term, (docs, _) in postings.items()
-        }
+        self._idf: dict[str, float] = {}
+        """Each term's IDF, worked out when a query first needs it (most terms never are)."""
         self._exact = exact
         self._servers = tuple(d.server for d in documents)
         self._traits: dict[int, Traits] = {}
@@ -132,7 +138,10 @@ class SearchIndex:
 
             model = embeddings.model()
             ranker = embeddings.SemanticIndex.build(docs, model) if model is not None else None
-        return cls(docs, _postings(docs, weights), _exact_names(docs), ranker)
+        texts = [_texts(doc) for doc in docs]
+        memo = _memo()
+        memo.learn(texts)
+        return cls(docs, _postings(texts, weights, memo), _exact_names(docs, texts, memo), ranker)
 
     @property
     def semantic(self) -> bool:
@@ -193,7 +202,7 @@ class SearchIndex:
                 posting = postings.get(term)
                 if posting is None:
                     continue
-                idf = self._idf[term] * weight
+                idf = self._idf_of(term, posting[0]) * weight
                 for doc, frequency in zip(*posting, strict=True):
                     scores[doc] = get(doc, 0.0) + idf * frequency
             if server is not None:
@@ -238,7 +247,8 @@ class SearchIndex:
                     np.asarray(posting[1]),
                 )
             docs, frequencies = found
-            scores[docs] += (self._idf[term] * weight) * frequencies  # documents distinct
+            idf = self._idf_of(term, self._postings[term][0])
+            scores[docs] += (idf * weight) * frequencies  # documents distinct
             hit[docs] = True
         if server is not None:
             hit &= self._server_mask(server)
@@ -266,6 +276,15 @@ class SearchIndex:
                 chosen, values = chosen[keep], values[keep]
         order = np.lexsort((chosen, -values))[:wanted]
         return chosen[order].tolist(), set(np.flatnonzero(hit).tolist())
+
+    def _idf_of(self, term: str, docs: list[int]) -> float:
+        """The IDF of `term`, found in `docs` (its posting's documents)."""
+        idf = self._idf.get(term)
+        if idf is None:
+            count = len(self._documents)
+            idf = math.log(1.0 + (count - len(docs) + 0.5) / (len(docs) + 0.5))
+            self._idf[term] = idf
+        return idf
 
     def _server_mask(self, server: str) -> NDArray[np.bool_]:
         mask = self._masks.get(server)
@@ -367,30 +386,31 @@ joined (`terms.joins`)."""
 
 
 def _postings(
-    docs: tuple[Document, ...], weights: Weights
+    texts: list[tuple[str, ...]], weights: Weights, memo: _Memo
 ) -> dict[str, tuple[list[int], list[float]]]:
     """term -> (documents, the saturated BM25F frequency of the term in each) for every
-    term of every document, documents in order; two flat lists, not a list of pairs, so the
-    build allocates no object per posting for the collector to track.
+    term of the documents' field `texts` (`_texts`), documents in order; two flat lists,
+    not a list of pairs, so the build allocates no object per posting for the collector to
+    track.
 
     The build's hot loop, kept plain: each field's text is cut into its terms once per
-    process (`_Memo.terms`), and a term's frequency is its field's scale added once per
-    occurrence, field by field, as the sum is defined. Counting the terms first and adding
-    each count's worth measured slower: a `Counter` per text costs more than the additions
-    it saves. A field's length is its length in characters, which normalizes as well as a
-    word count and costs nothing."""
-    memo = _memo()
-    texts = [_texts(doc) for doc in docs]
-    count = max(len(docs), 1)
+    process (`_Memo.learn`), and a term's frequency is its field's scale added once per
+    occurrence, field by field, as the sum is defined. Measured slower: counting the terms
+    first and adding each count's worth (a `Counter` per text costs more than the additions
+    it saves), and adding straight into a table per term (document -> frequency) instead
+    of one per document. A field's length is its length in characters, which normalizes as
+    well as a word count and costs nothing."""
+    count = max(len(texts), 1)
     fields = []
     for i in range(len(FIELDS)):
         if weights.field[i] > 0.0:
             average = max(sum(len(t[i]) for t in texts) / count, 1.0)
             fields.append((i, weights.field[i], 1.0 - weights.b[i], weights.b[i] / average))
     k1 = weights.k1
+    terms_of = memo.texts
+    joined = memo.joined
     postings: dict[str, tuple[list[int], list[float]]] = {}
     posting_of = postings.get
-    terms_of = memo.terms
     for doc, text in enumerate(texts):
         frequency: dict[str, float] = {}
         get = frequency.get
@@ -399,12 +419,11 @@ def _postings(
             if not field:
                 continue
             scale = weight / (base + slope * len(field))
-            terms = terms_of(field)
+            terms = terms_of[field]
+            if i < _JOINED:  # a name's and a prefix's words also joined, once each
+                terms += joined[field]
             for term in terms:  # one addition per occurrence, as the sum is defined
                 frequency[term] = get(term, 0.0) + scale
-            if i < _JOINED:  # a name's and a prefix's words also joined, once each
-                for term in memo.joins(field, terms):
-                    frequency[term] = get(term, 0.0) + scale
         for term, tf in frequency.items():
             posting = posting_of(term)
             if posting is None:
@@ -430,34 +449,46 @@ class _Analyzed(dict[str, tuple[str, ...]]):
 
 class _Memo:
     """What a process remembers of the texts it indexed: each field text's terms, each
-    chunk's terms (`analyze`), each name's joins not among its terms. Entries are only
-    ever added, never changed, so two builds in two threads may share one."""
+    chunk's terms (`analyze`), each name's words (`split_words`), its key (`name_key`) and
+    its joins not among its terms. Entries are only ever added, never changed, so two
+    builds in two threads may share one."""
 
-    __slots__ = ("chunks", "joined", "size", "texts")
+    __slots__ = ("chunks", "joined", "keys", "size", "texts")
 
     def __init__(self) -> None:
         self.chunks = _Analyzed()
         self.texts: dict[str, tuple[str, ...]] = {}
         self.joined: dict[str, tuple[str, ...]] = {}
+        self.keys: dict[str, str] = {}
         self.size = 0
 
-    def terms(self, text: str) -> tuple[str, ...]:
-        """`text`'s terms in the order they occur, each distinct chunk analyzed once."""
-        found = self.texts.get(text)
-        if found is None:
-            terms_of = self.chunks.__getitem__  # `_Analyzed.__missing__` analyzes a new one
-            found = self.texts[text] = tuple(chain.from_iterable(map(terms_of, chunks(text))))
-            self.size += len(found) + 1
-        return found
+    def learn(self, texts: list[tuple[str, ...]]) -> None:
+        """Remember the terms of every field text of `texts` (`_texts`), and the words of
+        every name and prefix, that are not remembered yet; each distinct chunk is analyzed
+        once."""
+        known = self.texts
+        terms_of = self.chunks.__getitem__  # `_Analyzed.__missing__` analyzes a new one
+        for text in dict.fromkeys(chain.from_iterable(texts)):
+            if text not in known:
+                terms = known[text] = tuple(chain.from_iterable(map(terms_of, chunks(text))))
+                self.size += len(terms) + 1
+        names = [t[i] for t in texts for i in range(_JOINED)]
+        self._learn_names([name for name in dict.fromkeys(names) if name not in self.keys])
 
-    def joins(self, text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
-        """`text`'s neighbouring words joined (`terms.joins`), those not among `terms`."""
-        found = self.joined.get(text)
-        if found is None:
-            own = set(terms)
-            found = self.joined[text] = tuple(t for t in joins(text) if t not in own)
-            self.size += len(found) + 1
-        return found
+    def _learn_names(self, names: list[str]) -> None:
+        """Each name's key and its joins not among its terms, the joins' stems made in one
+        call of the stemmer."""
+        written = [split_words(name) for name in names]
+        joined = [pairs(each) for each in written]
+        every = list(set().union(*joined))
+        stems = dict(zip(every, stem_all(every), strict=True))
+        for name, each, found in zip(names, written, joined, strict=True):
+            self.keys[name] = name_key(name, each)
+            own = set(self.texts[name])
+            self.joined[name] = tuple(
+                term for term in dict.fromkeys(stems[pair] for pair in found) if term not in own
+            )
+            self.size += len(found) + 2
 
 
 _memos = [_Memo()]
@@ -472,18 +503,17 @@ def _memo() -> _Memo:
     return _memos[0]
 
 
-def _exact_names(docs: tuple[Document, ...]) -> dict[str, tuple[tuple[int, int], ...]]:
+def _exact_names(
+    docs: tuple[Document, ...], texts: list[tuple[str, ...]], memo: _Memo
+) -> dict[str, tuple[tuple[int, int], ...]]:
     """Each way of naming a tool -> (tier, document): the literal full name (tier 0), the
     literal own name (1), the full name's words (2), the own name's words (3)."""
     table: dict[str, list[tuple[int, int]]] = {}
-    servers: dict[str, str] = {}
-    for doc, document in enumerate(docs):
-        server, own = split_name(document.name)
-        own_words = name_key(own)
-        server_words = servers.get(server)
-        if server_words is None:
-            server_words = servers[server] = name_key(server)
-        full_words = " ".join(words for words in (server_words, own_words) if words)
+    keys = memo.keys
+    for doc, (document, text) in enumerate(zip(docs, texts, strict=True)):
+        own, server = text[0], text[1]
+        own_words = keys[own]
+        full_words = " ".join(words for words in (keys[server], own_words) if words)
         for key, tier in (
             (document.name, 0),
             (own, 1),

@@ -105,16 +105,21 @@ def joins(text: str) -> list[str]:
     case changes (`acme_db list` -> `acmedb dblist`); stopwords and numbers are never
     joined. A name's joins are indexed and a query's looked up, so `acme db`, `AcmeDB` and
     `acmedb` meet whichever way the tool and the question spell the brand."""
+    return list(dict.fromkeys(map(stem, pairs(split_words(text)))))
+
+
+def pairs(written: list[str]) -> list[str]:
+    """Each two neighbouring words of `written` joined, unstemmed, each once, in order; a
+    stopword or a number joins neither neighbour (`joins` before stemming)."""
     found: dict[str, None] = {}
     previous = ""
-    for chunk in _CHUNKS.findall(text):
-        for word in words(chunk):
-            if word in STOPWORDS or not word.isalpha():
-                previous = ""
-                continue
-            if previous:
-                found.setdefault(stem(previous + word), None)
-            previous = word
+    for word in written:
+        if word in STOPWORDS or not word.isalpha():
+            previous = ""
+            continue
+        if previous:
+            found.setdefault(previous + word, None)
+        previous = word
     return list(found)
 
 
@@ -130,6 +135,11 @@ def stem(word: str) -> str:
     held-out sets (`bench/bench_search_ab.py`, bench/README.md): as good or better on every
     row. Memoized: a catalog repeats its words."""
     return str(_ENGLISH.stemWord(word))
+
+
+def stem_all(words: list[str]) -> list[str]:
+    """`stem` of each of `words`, in one call of the stemmer."""
+    return [str(term) for term in _ENGLISH.stemWords(words)]
 
 
 def query_terms(query: str) -> tuple[str, ...]:
@@ -152,10 +162,11 @@ def query_joins(query: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(j for j in joins(query[:MAX_QUERY_CHARS]) if j not in known)[:MAX_QUERY_TERMS]
 
 
-def name_key(text: str) -> str:
+def name_key(text: str, written: list[str] | None = None) -> str:
     """How a name is compared, whatever its spelling: its words, lower-cased, joined by one
     space (`getWeather`, `get-weather`, `GET WEATHER` -> `get weather`). No stemming, no
-    stopwords: this compares names, not meanings. "" for text longer than `MAX_KEY_CHARS`."""
+    stopwords: this compares names, not meanings. "" for text longer than `MAX_KEY_CHARS`.
+    `written` is `split_words(text)` when the caller has it already."""
     if len(text) > MAX_KEY_CHARS:
         return ""
-    return " ".join(split_words(text))
+    return " ".join(split_words(text) if written is None else written)

@@ -795,7 +795,7 @@ def _reference_rank(built: SearchIndex, text: str, k: int, server: str | None) -
         posting = built._postings.get(term)
         if posting is None:
             continue
-        idf = built._idf[term] * weight
+        idf = built._idf_of(term, posting[0]) * weight
         for doc, frequency in zip(*posting, strict=True):
             scores[doc] = scores.get(doc, 0.0) + idf * frequency
     if server is not None:
@@ -860,6 +860,34 @@ def test_a_text_is_analyzed_once_per_process(monkeypatch: pytest.MonkeyPatch) ->
     assert [repr(first._postings[t]) for t in first._postings] == [
         repr(fresh._postings[t]) for t in first._postings
     ]
+
+
+def test_names_learnt_together_are_what_each_alone_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build works out every name's key and joins at once, their stems in one call of
+    the stemmer: the same key (`name_key`) and the same joins (`joins`, those not among the
+    name's terms, in order) as each name worked out alone, for every corpus name and
+    prefix, and for names long, odd and spelt in every case."""
+    from codegen.search import index as index_module
+    from codegen.search.terms import joins, name_key
+
+    monkeypatch.setattr(index_module, "_memos", [index_module._Memo()])
+    docs = [document(d) for d in corpus_definitions()]
+    odd = [
+        "getHTTPServer2_list",
+        "acme_db__list-collections",
+        "x" * 300,
+        "the_of_and",
+        "é_naïve_Café",
+    ]
+    docs += [Document(name=name, description="") for name in odd]
+    SearchIndex.build(docs)
+    memo = index_module._memos[0]
+    names = {part for doc in docs for part in (doc.own_name, doc.server)}
+    assert len(names) > 300
+    for name in sorted(names):
+        own = set(memo.texts[name])
+        assert memo.keys[name] == name_key(name), name
+        assert memo.joined[name] == tuple(j for j in joins(name) if j not in own), name
 
 
 def test_chunks_cut_ascii_as_the_pattern_does() -> None:
