@@ -14,6 +14,7 @@ machine and under every hash seed.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Container
 from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
@@ -160,6 +161,56 @@ def query_joins(query: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     `MAX_QUERY_TERMS`."""
     known = set(terms)
     return tuple(j for j in joins(query[:MAX_QUERY_CHARS]) if j not in known)[:MAX_QUERY_TERMS]
+
+
+MIN_MISSPELT = 7
+"""Letters a query word needs before a misspelling of it is looked for: shorter unknown
+words are mostly names and numbers' units, and one letter off they meet too many words."""
+
+MAX_MISSPELT = 4
+"""Unknown words of one query whose spellings are looked for (the first ones)."""
+
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+def unknown_words(query: str, known: Callable[[str], bool]) -> list[str]:
+    """The query's words that might be misspelt: lower-case ASCII letters only, at least
+    `MIN_MISSPELT` of them, not a stopword, whose stem `known` rejects; each once, the first
+    `MAX_MISSPELT`, read from the first `MAX_QUERY_CHARS` characters."""
+    found: dict[str, None] = {}
+    for word in split_words(query[:MAX_QUERY_CHARS]):
+        if (
+            len(word) >= MIN_MISSPELT
+            and word.isascii()
+            and word.isalpha()
+            and word not in STOPWORDS
+            and word not in found
+            and not known(stem(word))
+        ):
+            found[word] = None
+            if len(found) >= MAX_MISSPELT:
+                break
+    return list(found)
+
+
+def respellings(word: str, written: Container[str]) -> list[str]:
+    """The stems of the `written` words one edit from `word` (a letter dropped, swapped
+    with the next, changed or added: Damerau-Levenshtein distance 1), each once, in a fixed
+    order: `caculate` -> `calcul` when `calculate` is written. Some 55 edits per letter are
+    looked up, and only the written ones stemmed."""
+    cuts = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    edits: dict[str, None] = {}
+    for head, tail in cuts:
+        if tail:
+            edits[head + tail[1:]] = None
+            if len(tail) > 1:
+                edits[head + tail[1] + tail[0] + tail[2:]] = None
+            for letter in _ALPHABET:
+                edits[head + letter + tail[1:]] = None
+        for letter in _ALPHABET:
+            edits[head + letter + tail] = None
+    edits.pop(word, None)
+    return list(dict.fromkeys(stem_all([edit for edit in edits if edit in written])))
 
 
 def name_key(text: str, written: list[str] | None = None) -> str:

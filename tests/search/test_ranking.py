@@ -43,6 +43,44 @@ def test_two_clause_question_returns_both_tools() -> None:
     assert "notes__read_note" in names and "mail__send_email" in names
 
 
+def test_a_misspelt_word_finds_the_word_one_edit_away() -> None:
+    """An unknown query word of 7 letters or more also searches the indexed term one edit
+    from it that the most tools hold; a known word, a short one and a word no edit brings
+    home search nothing more."""
+    search = ranking_index().search
+    assert search("messsage", 3).names[0] == "mail__send_email"
+    assert search("recipeint", 3).names[0] == "mail__send_email"
+    assert all("collection" in name for name in search("collectoins", 3).names)
+    assert search("documnet", 3).names[0] == "acmedb__get_document"
+    assert search("emial", 3).names == ()  # 5 letters: too short to guess at
+    assert search("zzzzzzzzzz", 3).names == ()
+
+
+def test_respellings_and_unknown_words() -> None:
+    from codegen.search import terms
+
+    near = terms.respellings("caculate", {"calculate", "calculated", "cacophony"})
+    assert terms.stem("calculate") in near and len(near) == len(set(near))
+    known = {terms.stem("calculate")}.__contains__
+    words = "Caculate the informatin of calculate, naïveté and the throughput-xyz caculate"
+    assert terms.unknown_words(words, known) == ["caculate", "informatin", "throughput"]
+    many = " ".join(f"unknownword{letter}" for letter in "abcdefghij")
+    assert len(terms.unknown_words(many, known)) == terms.MAX_MISSPELT
+    assert terms.respellings("caculate", {"calculated", "calculate"}) == near == ["calcul"]
+
+
+def test_a_query_of_unknown_words_respells_only_the_first_few(monkeypatch) -> None:
+    """A long paste of unknown words costs at most `MAX_MISSPELT` respellings."""
+    from codegen.search import index, terms
+
+    calls: list[str] = []
+    respellings = terms.respellings
+    monkeypatch.setattr(index, "respellings", lambda w, k: calls.append(w) or respellings(w, k))
+    query = " ".join(f"qwertyuiop{n}x{chr(97 + n % 26) * 3}" for n in range(5_000))
+    ranking_index().search(query, 5)
+    assert 0 < len(calls) <= terms.MAX_MISSPELT
+
+
 def test_clauses() -> None:
     assert clauses("read the file and then email it to Bob") == ["read the file", "email it to Bob"]
     assert clauses("the sum of 2 and 3") == ["the sum of 2 and 3"]
