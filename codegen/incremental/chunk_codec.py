@@ -116,8 +116,7 @@ def _typescript_reader() -> Reader:
 
 def _section_reader() -> Reader:
     """A model-facing section's `ToolText(head, declarations, names, function, avoid,
-    signature)`: declarations `Declaration(name, text)`, names `(IR name, preferred name,
-    is a root)`."""
+    signature)`: declarations `Declaration(name, text)`, names `(IR name, preferred name)`."""
     from ..render.sections.short_names import Declaration
 
     chunk_class = _section_class()
@@ -137,9 +136,9 @@ def _section_reader() -> Reader:
                     declarations.append(_new(Declaration, item))
                 else:
                     for item in names:
-                        if type(item) is not list or len(item) != 3 or type(item[2]) is not bool:
+                        if type(item) is not list or len(item) != 2:
                             break
-                        strings += item[:2]
+                        strings += item
                         candidates.append(tuple(item))
                     else:
                         if set(map(type, strings)) <= _STRING:

@@ -25,7 +25,7 @@ from codegen.engine import compile_value
 from codegen.render.chunks import tool_chunks
 from codegen.render.sections import python as python_section
 from codegen.render.sections import typescript as typescript_section
-from codegen.render.sections.slices import section_slices
+from codegen.render.sections.slices import ToolSlice, tool_slice
 from codegen.render.sections.summaries import first_sentence
 from conftest import ROOT
 from support.corpus_registry import Echo, corpus_registry, echo
@@ -239,24 +239,13 @@ def test_a_hit_sentence_tells_the_tool_apart_from_its_servers_others() -> None:
 def test_a_result_type_shared_with_an_earlier_tool_is_shown_under_its_own_name(
     language: str,
 ) -> None:
+    """Two tools that return the same shape: the whole section declares it once, under the
+    first tool's name; a hit and a description show each tool's own."""
     output = {"type": "object", "properties": {"content": {"type": "string"}}}
     tools = [
         {"name": name, "inputSchema": {"type": "object"}, "outputSchema": output}
         for name in ("create_directory", "get_file_info")
     ]
-    catalog = compile_value({"tools": tools}).catalog
-    assert catalog is not None
-    slices = section_slices(catalog, language)
-    assert slices["create_directory"].signature.endswith(
-        "CreateDirectoryOutput>" if language == "typescript" else "-> CreateDirectoryOutput"
-    )
-    hit, text = slices["get_file_info"].signature, slices.text("get_file_info")
-    assert "GetFileInfoOutput" in hit and "CreateDirectoryOutput" not in hit
-    assert "GetFileInfoOutput" in text and "CreateDirectoryOutput" not in text
-    declared = (
-        "class GetFileInfoOutput(" if language == "python" else "interface GetFileInfoOutput "
-    )
-    assert declared in text
     registry = ToolRegistry(mode="code")
     for tool in tools:
         registry.register(
@@ -264,50 +253,58 @@ def test_a_result_type_shared_with_an_earlier_tool_is_shown_under_its_own_name(
         )
     registry.mount_runtime(Echo(language))
     found = registry.discovery()
+    hit, text = found.slice("get_file_info")
+    assert "GetFileInfoOutput" in hit.signature and "CreateDirectoryOutput" not in hit.signature
+    declared = (
+        "class GetFileInfoOutput(" if language == "python" else "interface GetFileInfoOutput "
+    )
+    assert declared in text and "CreateDirectoryOutput" not in text
+    assert "CreateDirectoryOutput" in found.slice("create_directory")[0].signature
     assert "GetFileInfoOutput" in found.search("get file info", k=1)["text"]
     assert "CreateDirectoryOutput" not in found.describe("get_file_info")
 
 
-def test_a_slice_carries_the_types_an_earlier_tool_declared() -> None:
+def alone(tool: dict[str, Any], language: str = "python") -> tuple[ToolSlice, str]:
+    """The slice of `tool` compiled alone."""
+    catalog = compile_value({"tools": [tool]}).catalog
+    assert catalog is not None
+    return tool_slice(catalog, language)
+
+
+def test_a_slice_carries_every_type_its_tool_uses() -> None:
     shared = {
         "type": "object",
         "properties": {"address": {"type": "object", "properties": {"city": {"type": "string"}}}},
         "required": ["address"],
     }
-    catalog = compile_value(
-        {
-            "tools": [
-                {"name": "first", "inputSchema": shared},
-                {"name": "second", "description": "Ship it. Fast.", "inputSchema": shared},
-            ]
-        }
-    ).catalog
+    hit, text = alone({"name": "second", "description": "Ship it. Fast.", "inputSchema": shared})
+    assert "class Address(" in text and "city" in text
+    assert hit.call == "tools.second" and hit.summary == "Ship it."
+    assert hit.signature == "(address: Address) -> Any"
+
+
+def test_a_slice_is_cut_from_a_catalog_of_one_tool() -> None:
+    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("a", "b")]
+    catalog = compile_value({"tools": tools}).catalog
     assert catalog is not None
-    slices = section_slices(catalog, "python")
-    second = slices.slices[1]
-    assert "class Address(" in slices.text("first") and "class Address(" in slices.text("second")
-    assert second.call == "tools.second" and second.summary == "Ship it."
-    assert second.signature == "(address: Address) -> Any"
+    with pytest.raises(ValueError, match="one tool, not 2"):
+        tool_slice(catalog, "python")
+    with pytest.raises(ValueError, match="no model-facing section"):
+        tool_slice(catalog, "rust")
 
 
 def test_call_forms() -> None:
-    catalog = compile_value(
-        {
-            "tools": [
-                {"name": "get-user", "inputSchema": {"type": "object"}},
-                {"name": "class", "inputSchema": {"type": "object"}},
-                {"name": "plain", "inputSchema": {"type": "object"}},
-            ]
-        }
-    ).catalog
-    assert catalog is not None
-    python = {s.name: s.call for s in section_slices(catalog, "python").slices}
+    names = ("get-user", "class", "plain")
+    python = {n: alone({"name": n, "inputSchema": {"type": "object"}})[0].call for n in names}
     assert python == {
         "get-user": 'tools["get-user"]',
         "class": 'tools["class"]',
         "plain": "tools.plain",
     }
-    typescript = {s.name: s.call for s in section_slices(catalog, "typescript").slices}
+    typescript = {
+        n: alone({"name": n, "inputSchema": {"type": "object"}}, "typescript")[0].call
+        for n in names
+    }
     assert typescript["get-user"] == 'tools["get-user"]' and typescript["class"] == "tools.class"
 
 

@@ -21,7 +21,7 @@ from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.engine import compile_value
 from codegen.render.sections.hints import MARKS, hint_marks, marked, marks_of, tag
 from codegen.render.sections.python import render_python_section_sdk
-from codegen.render.sections.slices import section_slices
+from codegen.render.sections.slices import tool_slice
 from codegen.render.sections.typescript import render_typescript_section_sdk
 from conftest import ROOT
 
@@ -205,7 +205,7 @@ _SEED_SCRIPT = """
 import hashlib, json, sys
 from codegen.engine import compile_value
 from codegen.render.sections.python import render_python_section_sdk
-from codegen.render.sections.slices import section_slices
+from codegen.render.sections.slices import tool_slice
 from codegen.render.sections.typescript import render_typescript_section_sdk
 hints = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]
 tools = [
@@ -216,8 +216,9 @@ tools = [
 catalog = compile_value({"tools": tools}).catalog
 parts = [render_python_section_sdk(catalog), render_typescript_section_sdk(catalog)]
 for language in ("python", "typescript"):
-    slices = section_slices(catalog, language)
-    parts += [slices.text(s.name) + repr(s.marks) for s in slices.slices]
+    for tool in tools:
+        hit, text = tool_slice(compile_value({"tools": [tool]}).catalog, language)
+        parts.append(text + repr(hit.marks))
 print(hashlib.sha256("\\x00".join(parts).encode()).hexdigest())
 """
 
@@ -320,7 +321,7 @@ def test_a_hit_line_cuts_the_call_and_the_sentence_never_the_markers(language: s
 
 
 def test_the_slices_carry_the_markers() -> None:
-    found = catalog(tool(annotations={"openWorldHint": False}), tool("write_file"))
-    slices = section_slices(found, "python")
-    assert slices["read_file"].marks == ("closed-world",)
-    assert slices["write_file"].marks == ()
+    for language in LANGUAGES:
+        hit, text = tool_slice(catalog(tool(annotations={"openWorldHint": False})), language)
+        assert hit.marks == ("closed-world",) and "[closed-world]" in text
+        assert tool_slice(catalog(tool("write_file")), language)[0].marks == ()

@@ -6,12 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from codegen.engine import compile_value
-from codegen.render.sections.slices import section_slices
+from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.render.sections.summaries import summaries
 from codegen.search.clauses import clauses
 from codegen.search.terms import analyze, joins
 from conftest import ROOT
+from support.corpus_registry import Echo, echo
 from support.search_catalogs import ranking_index
 
 
@@ -110,10 +110,15 @@ def test_a_hit_shows_the_distinct_summary() -> None:
         {"name": f"s__{verb}", "description": lead + f"{verb.capitalize()}s a file on disk."}
         for verb in ("read", "write", "drop")
     ]
-    catalog = compile_value({"tools": tools}).catalog
-    assert catalog is not None
-    slices = section_slices(catalog, "python")
-    assert slices["s__read"].summary == "Reads a file on disk."
+    registry = ToolRegistry(mode="code")
+    for tool in tools:
+        registry.register(
+            ToolSpec(tool["name"], tool["description"], {"type": "object"}, handler=echo)
+        )
+    registry.mount_runtime(Echo("python"))
+    found = registry.discovery()
+    assert found.slice("s__read")[0].summary == "Reads a file on disk."
+    assert found.hit_lines(["s__write"]) == ["tools.s__write() -> Any  # Writes a file on disk."]
 
 
 def test_rankings_are_the_same_under_any_hash_seed() -> None:

@@ -117,11 +117,10 @@ class Discovery:
         return self._kept(self._alone, name, self._make)
 
     def _make(self, name: str) -> Alone:
-        from ...render.sections.slices import section_slices
+        from ...render.sections.slices import tool_slice
 
         spec = self.specs[self._names[name]]
-        alone = section_slices(self._compile((spec,)), self.language)
-        return spec, alone[name], alone.text(name)
+        return spec, *tool_slice(self._compile((spec,)), self.language)
 
     def _sentence(self, name: str) -> str:
         """The tool's summary among its server's tools (worked out once per server)."""

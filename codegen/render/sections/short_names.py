@@ -177,13 +177,8 @@ def _refs(node: ir.TypeNode) -> Iterator[str]:
             stack.extend(reversed([*current.items, *([current.rest] if current.rest else [])]))
 
 
-def output_roots(tool: ir.Tool) -> tuple[str, ...]:
-    """The IR names the tool's output type refers to at its top (`-> Foo`, `list[Foo]`)."""
-    return () if tool.output is None else tuple(dict.fromkeys(_refs(tool.output)))
-
-
-def candidates(tool: ir.Tool) -> tuple[tuple[str, str, bool], ...]:
-    """(IR name, preferred name, is a root) for each of the tool's types. A type that is
+def candidates(tool: ir.Tool) -> tuple[tuple[str, str], ...]:
+    """(IR name, preferred name) for each of the tool's types. A type that is
     the only one a field refers to prefers the field's key (`address` -> `Address`); union
     arms of one field prefer their IR name without their parent's (`ContentText`); the
     roots and anything else keep the IR name. The outermost field that uses a type decides."""
@@ -201,9 +196,9 @@ def candidates(tool: ir.Tool) -> tuple[tuple[str, str, bool], ...]:
                     preferred[name] = type_base(item.key, "Type")
                 elif name.startswith(named.name) and name[len(named.name) :][:1].isupper():
                     preferred[name] = name[len(named.name) :]
-    ordered = [(name, _untagged(preferred[name]), True) for name in dict.fromkeys(roots)]
+    ordered = [(name, _untagged(preferred[name])) for name in dict.fromkeys(roots)]
     ordered += [
-        (t.name, _untagged(preferred.get(t.name) or _unprefixed(t.name, tool.name)), False)
+        (t.name, _untagged(preferred.get(t.name) or _unprefixed(t.name, tool.name)))
         for t in tool.types
     ]
     seen: set[str] = set()
@@ -262,7 +257,7 @@ class ToolText(NamedTuple):
 
     head: str
     declarations: tuple[Declaration, ...]
-    names: tuple[tuple[str, str, bool], ...]
+    names: tuple[tuple[str, str], ...]
     function: str = ""
     avoid: tuple[str, ...] = ()
     signature: str = ""
@@ -282,8 +277,6 @@ class Placed(NamedTuple):
     reused: tuple[str, ...]
     function_taken: bool
     signature: str = ""
-    roots: tuple[tuple[str, str], ...] = ()
-    """(IR name, section name) of each of the tool's root types (`candidates`)."""
 
 
 class _Claims:
@@ -332,7 +325,7 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
         if tool.function and not taken:
             claims.taken.add(tool.function)
         avoid = frozenset(tool.avoid)
-        preferred = {ir_name: wanted for ir_name, wanted, _ in tool.names}
+        preferred = dict(tool.names)
         names: dict[str, str] = {}
         kept: dict[str, str] = {}
         reused: list[str] = []
@@ -347,7 +340,7 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
             if key is not None:
                 seen.setdefault(key, names[item.name])
             kept[item.name] = item.text
-        for ir_name, wanted, _ in tool.names:
+        for ir_name, wanted in tool.names:
             if ir_name not in names:
                 names[ir_name] = claims.claim(wanted, avoid)
         own = [item.name for item in reversed(tool.declarations) if item.name in kept]
@@ -359,7 +352,6 @@ def place(tools: Sequence[ToolText], reserved: frozenset[str]) -> list[Placed]:
                 tuple(dict.fromkeys(reused)),
                 taken,
                 substitute(tool.signature, names),
-                tuple((ir_name, names[ir_name]) for ir_name, _, root in tool.names if root),
             )
         )
     return placed

@@ -140,7 +140,7 @@ def member_key(name: str) -> str:
 def section_chunk(tool: ir.Tool) -> ToolText:
     args, output, types = marked_tool(tool)
     names = candidates(tool)
-    wanted = {ir_name: name for ir_name, name, _ in names}
+    wanted = dict(names)
     by_name = {t.name: t for t in types}
     inlined: set[str] = set()
     described = marked(description_lines(tool.description), hint_marks(tool.annotations))
