@@ -87,14 +87,14 @@ def stemmer(kind: str):
     else:
         replacement = original
     terms.stem, siblings.stem = replacement, replacement
-    # the names' joins are stemmed together (`stem_all`), by the index's own import
-    search_index.stem_all = lambda words: [replacement(word) for word in words]
+    # the names' joins and a query's respellings are stemmed together (`stem_all`)
+    search_index.stem_all = terms.stem_all = lambda words: [replacement(w) for w in words]
     search_index._memos[0] = search_index._Memo()  # the memo holds terms stemmed before
     try:
         yield
     finally:
         terms.stem, siblings.stem = original, original
-        search_index.stem_all = original_all
+        search_index.stem_all = terms.stem_all = original_all
         search_index._memos[0] = search_index._Memo()
 
 

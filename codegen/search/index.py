@@ -496,9 +496,10 @@ class _Analyzed(dict[str, tuple[str, ...]]):
 
 class _Memo:
     """What a process remembers of the texts it indexed: each field text's terms, each
-    chunk's terms (`analyze`), each name's words (`split_words`), its key (`name_key`) and
-    its joins not among its terms. Entries are only ever added, never changed, so two
-    builds in two threads may share one."""
+    chunk's terms (`analyze`), each name's key (`name_key`) and its joins not among its
+    terms, and, once a query has an unknown word, every word written in the chunks
+    (`written`). Entries are only ever added, never changed, so two builds in two threads
+    may share one; an index keeps the memo it was built with."""
 
     __slots__ = ("chunks", "joined", "keys", "size", "texts", "vocabulary", "vocabulary_of")
 

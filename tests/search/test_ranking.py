@@ -8,6 +8,7 @@ import sys
 
 from codegen.codemode.registry import ToolRegistry, ToolSpec
 from codegen.render.sections.summaries import summaries
+from codegen.search import document
 from codegen.search.clauses import clauses
 from codegen.search.terms import analyze, joins
 from conftest import ROOT
@@ -54,6 +55,19 @@ def test_a_misspelt_word_finds_the_word_one_edit_away() -> None:
     assert search("documnet", 3).names[0] == "acmedb__get_document"
     assert search("emial", 3).names == ()  # 5 letters: too short to guess at
     assert search("zzzzzzzzzz", 3).names == ()
+
+
+def test_a_respelling_reads_the_words_its_index_was_built_from(monkeypatch) -> None:
+    """The process's memo starts over past its bound; an index built before still respells
+    from the words it was built from, and only from those."""
+    from codegen.search import index
+
+    monkeypatch.setattr(index, "_memos", [index._Memo()])
+    built = ranking_index()
+    index._memos[0] = index._Memo()  # started over, empty
+    assert built.search("recipeint", 3).names[0] == "mail__send_email"
+    other = index.SearchIndex.build([document({"name": "x__recipe_book", "description": "Cook."})])
+    assert other.search("recipeint", 3).names == ()  # `recipient` is written in another index
 
 
 def test_respellings_and_unknown_words() -> None:
