@@ -170,17 +170,22 @@ words are mostly names and numbers' units, and one letter off they meet too many
 MAX_MISSPELT = 4
 """Unknown words of one query whose spellings are looked for (the first ones)."""
 
+MAX_RESPELT_LETTERS = 32
+"""Letters of the longest word whose spellings are looked for: a word has some 55 edits per
+letter, and no word a tool is described with is longer (a run of 4,000 letters would make
+200,000 edits of 4 KB each)."""
+
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
 def unknown_words(query: str, known: Callable[[str], bool]) -> list[str]:
-    """The query's words that might be misspelt: lower-case ASCII letters only, at least
-    `MIN_MISSPELT` of them, not a stopword, whose stem `known` rejects; each once, the first
-    `MAX_MISSPELT`, read from the first `MAX_QUERY_CHARS` characters."""
+    """The query's words that might be misspelt: ASCII letters only, from `MIN_MISSPELT` to
+    `MAX_RESPELT_LETTERS` of them, not a stopword, whose stem `known` rejects; each once, the
+    first `MAX_MISSPELT`, read from the first `MAX_QUERY_CHARS` characters."""
     found: dict[str, None] = {}
     for word in split_words(query[:MAX_QUERY_CHARS]):
         if (
-            len(word) >= MIN_MISSPELT
+            MIN_MISSPELT <= len(word) <= MAX_RESPELT_LETTERS
             and word.isascii()
             and word.isalpha()
             and word not in STOPWORDS

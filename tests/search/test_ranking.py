@@ -80,19 +80,27 @@ def test_respellings_and_unknown_words() -> None:
     assert terms.unknown_words(words, known) == ["caculate", "informatin", "throughput"]
     many = " ".join(f"unknownword{letter}" for letter in "abcdefghij")
     assert len(terms.unknown_words(many, known)) == terms.MAX_MISSPELT
+    longest = "q" * terms.MAX_RESPELT_LETTERS
+    assert terms.unknown_words(f"{longest} {longest}q", known) == [longest]
     assert terms.respellings("caculate", {"calculated", "calculate"}) == near == ["calcul"]
 
 
 def test_a_query_of_unknown_words_respells_only_the_first_few(monkeypatch) -> None:
-    """A long paste of unknown words costs at most `MAX_MISSPELT` respellings."""
+    """A long paste of unknown words costs at most `MAX_MISSPELT` respellings, each of a
+    word of at most `MAX_RESPELT_LETTERS` letters (a 4,000-letter word once took seconds)."""
     from codegen.search import index, terms
 
     calls: list[str] = []
     respellings = terms.respellings
     monkeypatch.setattr(index, "respellings", lambda w, k: calls.append(w) or respellings(w, k))
     query = " ".join(f"qwertyuiop{n}x{chr(97 + n % 26) * 3}" for n in range(5_000))
-    ranking_index().search(query, 5)
+    built = ranking_index()
+    built.search(query, 5)
     assert 0 < len(calls) <= terms.MAX_MISSPELT
+    calls.clear()
+    built.search("a" * 1_000_000, 5)
+    built.search(" ".join(["b" * 40, "c" * 33, "d" * 32]), 5)
+    assert calls == ["d" * 32]
 
 
 def test_clauses() -> None:
