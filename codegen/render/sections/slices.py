@@ -39,9 +39,6 @@ from .hints import hint_marks
 from .short_names import Placed, ToolText
 from .summaries import summaries
 
-SUMMARY_LIMIT = 160
-"""Longest first sentence a hit shows (characters); longer ones end in `...`."""
-
 
 @dataclass(frozen=True, slots=True)
 class ToolSlice:

@@ -25,7 +25,7 @@ Japanese text has no spaces)."""
 MIN_TOOLS = 3
 """Tools a server needs before a sentence can be judged common to them."""
 LIMIT = 160
-"""Longest summary (characters), as `slices.SUMMARY_LIMIT`."""
+"""Longest summary a hit shows (characters); a longer one ends in `...`."""
 SCAN = 4_000
 """Characters of a description searched for its sentence."""
 
