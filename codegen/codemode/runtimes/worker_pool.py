@@ -80,7 +80,11 @@ reaped, cgroups for their processes to be gone."""
 def clean_up(loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, Any]) -> None:
     """Run `work` (what is left of a disposed process) on `loop`; `cleanups_done` waits
     for it."""
-    task = loop.create_task(work)
+    track(loop.create_task(work))
+
+
+def track(task: asyncio.Task[Any]) -> None:
+    """Make `cleanups_done` wait for `task` too."""
     _CLEANUPS.add(task)
     task.add_done_callback(_CLEANUPS.discard)
 
@@ -94,10 +98,11 @@ async def _close_once_reaped(process: asyncio.subprocess.Process) -> None:
 
 
 async def cleanups_done() -> None:
-    """Until the transports and cgroups of disposed workers on this loop are gone."""
+    """Until the transports and cgroups of disposed workers on this loop are gone, and the
+    processes of starts cancelled while being made exist and are killed (a cleanup may
+    schedule another: waited for too)."""
     loop = asyncio.get_running_loop()
-    pending = [task for task in _CLEANUPS if task.get_loop() is loop]
-    if pending:
+    while pending := [t for t in _CLEANUPS if t.get_loop() is loop and not t.done()]:
         await asyncio.gather(*pending, return_exceptions=True)
 
 
@@ -180,6 +185,7 @@ async def start_worker(
         for fd in ours:
             os.close(fd)
         spawning.add_done_callback(lambda done: _kill_spawned(done, theirs))
+        track(spawning)  # a loop that ends after `cleanups_done` leaves no process being made
         raise
     try:
         await _ready(process, from_worker_read)

@@ -177,6 +177,7 @@ def test_bubblewrap_starts_cancelled_early_leave_no_sandbox_behind() -> None:
                 continue
             started.dispose()
             await started.process.wait()
+        await workers.cleanups_done()  # as a host does before its loop ends
 
     asyncio.run(scenario())
     left = [
@@ -184,6 +185,43 @@ def test_bubblewrap_starts_cancelled_early_leave_no_sandbox_behind() -> None:
     ]
     survivors = [p for p in left if not gone(p.pid)]
     assert survivors == [], [(p.pid, p.name(), p.ppid(), p.status()) for p in survivors]
+
+
+def test_cleanups_done_waits_for_a_start_cancelled_while_its_process_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A start cancelled while its process is being made returns at once; the process made
+    after that is killed and its transport closed before `cleanups_done` returns, so a loop
+    that ends then leaves no process running and no transport for the collector to close on
+    a closed loop ("Event loop is closed")."""
+    made: list[asyncio.subprocess.Process] = []
+    spawn = workers._spawn
+
+    async def slow_spawn(*args: object, **kwargs: object) -> asyncio.subprocess.Process:
+        await asyncio.sleep(0.2)
+        process = await spawn(*args, **kwargs)  # type: ignore[arg-type]
+        made.append(process)
+        return process
+
+    monkeypatch.setattr(workers, "_spawn", slow_spawn)
+    program = "import time\ntime.sleep(600)"
+
+    async def scenario() -> None:
+        start = asyncio.ensure_future(
+            start_worker(PLAIN, ["-I", "-S", "-c", program, READ, WRITE], {}, LIMITS)
+        )
+        await asyncio.sleep(0.05)
+        start.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await start
+        assert made == []  # still being made
+        await workers.cleanups_done()
+        (process,) = made
+        assert process.returncode is not None
+        transport = process._transport  # type: ignore[attr-defined]
+        assert transport.is_closing()
+
+    asyncio.run(scenario())
 
 
 class _Starting:
