@@ -33,14 +33,11 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import jsonschema
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis.internal.conjecture import utils as _hypothesis_utils
-from hypothesis_jsonschema import _from_schema as _from_schema_module
 from hypothesis_jsonschema import from_schema
 from pydantic import TypeAdapter, ValidationError
 from pydantic.errors import PydanticSchemaGenerationError
@@ -53,7 +50,7 @@ from codegen.normalize import normalize_schema
 from codegen.render.python.sdk import render_python_sdk
 from codegen.validate.checks import draft_of
 from conftest import CORPUS, CORPUS_FILES, FIXTURES, GOLDEN_CASES, SCHEMAS, corpus_id
-from support import jsonschema_strategy_cache
+from support import jsonschema_strategies
 
 pytestmark = pytest.mark.slow  # every corpus SDK against generated instances
 
@@ -118,30 +115,7 @@ WRONG_VALUE = {
 """A value of another JSON type for each declared type, one lax pydantic never coerces."""
 
 
-class _LegacyMany:
-    """`hypothesis-jsonschema` 0.23.1 (the latest) drives objects with the `many(...).more()`
-    of older Hypothesis; current Hypothesis only iterates `many` inside a `with` block. This
-    keeps the old surface on top of the new one, for this test only."""
-
-    def __init__(self, data: Any, **sizes: Any) -> None:
-        self._many = _hypothesis_utils.many(data, **sizes)
-        self._elements = iter(self._many.__enter__())
-
-    def more(self) -> bool:
-        if next(self._elements, StopIteration) is StopIteration:
-            self._many.__exit__(None)
-            return False
-        return True
-
-    def reject(self, why: str | None = None) -> None:
-        self._many.reject(why)
-
-
-if not hasattr(_hypothesis_utils.many, "more"):
-    _from_schema_module.cu = SimpleNamespace(  # type: ignore[attr-defined]
-        **{**vars(_hypothesis_utils), "many": _LegacyMany}
-    )
-jsonschema_strategy_cache.install()
+jsonschema_strategies.prepare()
 
 
 def source_id(path: Path) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from support import jsonschema_strategy_cache
+from support import jsonschema_strategies
 
 # --- hostile text -----------------------------------------------------------------------
 
@@ -657,43 +657,13 @@ def unrolled_meta_schema(depth: int = 3) -> dict[str, Any]:
     return root
 
 
-class _LegacyMany:
-    """The `cu.many(...)` interface `hypothesis-jsonschema` 0.23 calls (`more()`,
-    `reject()`), on top of the context-manager `many` of current Hypothesis."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from hypothesis.internal.conjecture import utils
-
-        self._many = utils.many(*args, **kwargs).__enter__()
-        self._elements = iter(self._many)
-
-    def more(self) -> bool:
-        return next(self._elements, False) is None
-
-    def reject(self) -> None:
-        self._many.reject()
-
-
-def _install_many_shim() -> None:
-    """Let `hypothesis-jsonschema` generate objects with a Hypothesis whose `many` lost
-    `more()`; only its own module reference is replaced."""
-    import types
-
-    from hypothesis.internal.conjecture import utils
-    from hypothesis_jsonschema import _from_schema
-
-    if not hasattr(utils.many, "more") and _from_schema.cu is utils:  # type: ignore[attr-defined]
-        _from_schema.cu = types.SimpleNamespace(many=_LegacyMany)  # type: ignore[attr-defined,assignment]
-
-
 @cache
 def meta_schemas(depth: int = 2) -> st.SearchStrategy[Any]:
     """Schemas the draft-07 meta-schema accepts (strings may hold lone surrogates),
     declared as draft-07."""
     from hypothesis_jsonschema import from_schema
 
-    _install_many_shim()
-    jsonschema_strategy_cache.install()
+    jsonschema_strategies.prepare()
     text = hostile_text()
     strategy = from_schema(
         unrolled_meta_schema(depth),
