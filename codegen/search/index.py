@@ -35,6 +35,7 @@ from .terms import (
     query_joins,
     query_terms,
     respellings,
+    spellable,
     split_words,
     stem_all,
     unknown_words,
@@ -93,12 +94,12 @@ class SearchIndex:
         "_exact",
         "_idf",
         "_masks",
-        "_memo",
         "_postings",
         "_respelt_words",
         "_semantic",
         "_servers",
         "_traits",
+        "_written",
     )
 
     def __init__(
@@ -107,11 +108,11 @@ class SearchIndex:
         postings: dict[str, tuple[list[int], list[float]]],
         exact: dict[str, tuple[tuple[int, int], ...]],
         semantic: SemanticIndex | None = None,
-        memo: _Memo | None = None,
     ) -> None:
         self._documents = documents
-        self._memo = memo or _Memo()
-        """What the build analyzed, for the words a query's unknown word may misspell."""
+        self._written: frozenset[str] | None = None
+        """Every word written in the documents' texts (`_written_words`), worked out when a
+        query first has an unknown word."""
         self._respelt_words: dict[str, str | None] = {}
         """Unknown query words -> the term each was taken for (`_respell`), at most
         `MAX_RESPELT`: a question's clauses and a program's searches repeat them."""
@@ -155,7 +156,7 @@ class SearchIndex:
         memo = _memo()
         memo.learn(texts)
         postings = _postings(texts, weights, memo)
-        return cls(docs, postings, _exact_names(docs, texts, memo), ranker, memo)
+        return cls(docs, postings, _exact_names(docs, texts, memo), ranker)
 
     @property
     def semantic(self) -> bool:
@@ -321,8 +322,22 @@ class SearchIndex:
         """The term of a written word one edit from `word` that the most tools hold (ties:
         the term that sorts first); None when no such word is written."""
         postings = self._postings
-        near = [t for t in respellings(word, self._memo.written()) if t in postings]
+        near = [t for t in respellings(word, self._written_words()) if t in postings]
         return min(near, key=lambda t: (-len(postings[t][0]), t)) if near else None
+
+    def _written_words(self) -> frozenset[str]:
+        """The words written in this index's field texts that a respelling can be
+        (`terms.spellable`): this catalog's words only, so a respelling is the same whatever
+        else the process indexed (serve builds an index per scope and tool set; the process
+        memo holds them all). Worked out when a query first has an unknown word, each
+        distinct chunk cut once: some 35 ms at 1 MB of tool text, once per index."""
+        written = self._written
+        if written is None:
+            texts = dict.fromkeys(chain.from_iterable(map(_texts, self._documents)))
+            found = set(chain.from_iterable(map(chunks, texts)))
+            written = frozenset(spellable(chain.from_iterable(map(words, found))))
+            self._written = written
+        return written
 
     def _idf_of(self, term: str, docs: list[int]) -> float:
         """The IDF of `term`, found in `docs` (its posting's documents)."""
@@ -515,17 +530,14 @@ class _Analyzed(dict[str, tuple[str, ...]]):
 class _Memo:
     """What a process remembers of the texts it indexed: each field text's terms, each
     chunk's terms (`analyze`), each name's key (`name_key`) and its joins not among its
-    terms, and, once a query has an unknown word, every word written in the chunks
-    (`written`). Entries are only ever added, never changed, so two builds in two threads
-    may share one; an index keeps the memo it was built with."""
+    terms. Entries are only ever added, never changed, so two builds in two threads may
+    share one. Only pure functions of a text are kept here: what an index finds must not
+    depend on which other catalogs the process indexed."""
 
-    __slots__ = ("chunks", "joined", "keys", "size", "texts", "vocabulary", "vocabulary_of")
+    __slots__ = ("chunks", "joined", "keys", "size", "texts")
 
     def __init__(self) -> None:
         self.chunks = _Analyzed()
-        self.vocabulary: set[str] = set()
-        self.vocabulary_of = 0
-        """How many of `chunks` (the first ones) `vocabulary` holds the words of."""
         self.texts: dict[str, tuple[str, ...]] = {}
         self.joined: dict[str, tuple[str, ...]] = {}
         self.keys: dict[str, str] = {}
@@ -543,16 +555,6 @@ class _Memo:
                 self.size += len(terms) + 1
         names = [t[i] for t in texts for i in range(_JOINED)]
         self._learn_names([name for name in dict.fromkeys(names) if name not in self.keys])
-
-    def written(self) -> set[str]:
-        """Every word (`words`, lower-cased) of the chunks analyzed so far: worked out when
-        a query first needs it, then only for the chunks analyzed since."""
-        if self.vocabulary_of < len(self.chunks):
-            analyzed = list(self.chunks)  # a copy: a build in another thread may be adding
-            for chunk in analyzed[self.vocabulary_of :]:
-                self.vocabulary.update(words(chunk))
-            self.vocabulary_of = len(analyzed)
-        return self.vocabulary
 
     def _learn_names(self, names: list[str]) -> None:
         """Each name's key and its joins not among its terms, the joins' stems made in one

@@ -15,7 +15,7 @@ when `tool-codegen[search]` brings the dictionary (`glosses.words`), else kept w
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
@@ -210,6 +210,20 @@ def unknown_words(query: str, known: Callable[[str], bool]) -> list[str]:
             if len(found) >= MAX_MISSPELT:
                 break
     return list(found)
+
+
+def spellable(written: Iterable[str]) -> tuple[str, ...]:
+    """The distinct words of `written` that are one edit from a word `unknown_words` may
+    pick: ASCII letters only, from `MIN_MISSPELT` - 1 to `MAX_RESPELT_LETTERS` + 1 of
+    them, in order."""
+    low, high = MIN_MISSPELT - 1, MAX_RESPELT_LETTERS + 1
+    return tuple(
+        dict.fromkeys(
+            word
+            for word in written
+            if low <= len(word) <= high and word.isascii() and word.isalpha()
+        )
+    )
 
 
 def respellings(word: str, written: Container[str]) -> list[str]:

@@ -57,12 +57,23 @@ def test_a_misspelt_word_finds_the_word_one_edit_away() -> None:
     assert search("zzzzzzzzzz", 3).names == ()
 
 
-def test_a_respelling_reads_the_words_its_index_was_built_from(monkeypatch) -> None:
-    """The process's memo starts over past its bound; an index built before still respells
-    from the words it was built from, and only from those."""
+def test_a_respelling_reads_only_its_own_catalogs_words(monkeypatch) -> None:
+    """A catalog respells from the words its own tools write, whatever else the process
+    indexed before (serve builds an index per scope, all through one process memo) and
+    whether the memo started over: the same catalog and question, the same tools."""
     from codegen.search import index
 
     monkeypatch.setattr(index, "_memos", [index._Memo()])
+    sums = [
+        {"name": "math__calc", "description": "Calculate a sum."},
+        {"name": "text__upper", "description": "Upper-case a text."},
+    ]
+    alone = index.SearchIndex.build([document(d) for d in sums])
+    assert alone.search("caclulating totals", 3).names == ()  # `calculating` is not written
+    index.SearchIndex.build([document({"name": "x__y", "description": "Calculating all day."})])
+    again = index.SearchIndex.build([document(d) for d in sums])
+    assert again.search("caclulating totals", 3).names == ()
+    assert again.search("caclulate totals", 3).names == ("math__calc",)
     built = ranking_index()
     index._memos[0] = index._Memo()  # started over, empty
     assert built.search("recipeint", 3).names[0] == "mail__send_email"
