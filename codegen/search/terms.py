@@ -8,8 +8,8 @@ digits is cut where the case turns (`HTTPServer` -> `http server`), where letter
 words of a name or a question, are also kept joined (`AcmeDB`, `acme_db` and `acme db`
 all meet `acmedb`). The stemmer is Snowball's English (Porter2: suffix rules, no
 dictionary, no language model), so a term is a pure function of its word, the same on every
-machine and under every hash seed. A run of Han characters is cut into dictionary words
-when `tool-codegen[search]` brings the dictionary (`glosses.words`), else kept whole.
+machine and under every hash seed. (Chinese text is cut into words before it comes here:
+`glosses`.)
 """
 
 from __future__ import annotations
@@ -19,9 +19,6 @@ from collections.abc import Callable, Container, Iterable
 from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
-
-from .glosses import HAN
-from .glosses import words as han_words
 
 MAX_QUERY_TERMS = 64
 """Distinct terms a query is cut to (the first ones, in the order written)."""
@@ -38,8 +35,6 @@ word characters, and exact, because `analyze` cuts a chunk that is not plain ASC
 _LETTERS = re.compile(r"[^\W_]+")
 _ASCII_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _DIGITS = re.compile(r"[0-9]+|[^0-9]+")
-_HAN_SPLIT = re.compile(f"({HAN.pattern})")
-"""Splits a run of letters into its runs of Han characters and the rest, both kept."""
 
 STOPWORDS = frozenset(
     {
@@ -86,16 +81,8 @@ def words(chunk: str) -> list[str]:
     for run in _LETTERS.findall(chunk):
         if run.isascii():
             found.extend(words(run))
-            continue
-        for piece in _HAN_SPLIT.split(run):
-            if not piece:
-                continue
-            if HAN.fullmatch(piece):
-                found.extend(han_words(piece))
-            elif piece.isascii():
-                found.extend(words(piece))
-            else:
-                found.extend(part.lower() for part in _DIGITS.findall(piece))
+        else:
+            found.extend(part.lower() for part in _DIGITS.findall(run))
     return found
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from codegen.search import SearchIndex, document, glosses
 from codegen.search import index as index_module
-from codegen.search.terms import query_terms, split_words
+from codegen.search.terms import query_terms
 from conftest import ROOT
 
 
@@ -36,6 +36,12 @@ def tool(name: str, description: str, **parameters: str) -> dict[str, Any]:
         "inputSchema": {"type": "object", "properties": properties},
     }
 
+
+QUOTING = (
+    "Look up an accession in the Genome Sequence Archive. While the archive screens a request"
+    " its page reads 正在进行安全检查 (a security check is in progress): wait and retry."
+)
+"""An English description quoting a Chinese phrase (as one of ToolUniverse's does)."""
 
 CATALOG = [
     tool(
@@ -112,52 +118,62 @@ def test_english_tools_rank_as_before(index: SearchIndex) -> None:
 @pytest.mark.parametrize(
     "text, words",
     [
-        ("获取微信读书排行榜，热门小说", ["获取", "微信", "读书", "排行榜", "热门", "小说"]),
-        ("在PPTX文件的指定位置", ["在", "pptx", "文件", "的", "指定", "位置"]),
-        ("獲取資訊", ["獲取", "資訊"]),  # traditional headwords are read too
-        ("version 2的API", ["version", "2", "的", "api"]),
+        ("获取微信读书排行榜，热门小说", "获取 微信 读书 排行榜 热门 小说"),
+        ("在PPTX文件的指定位置", "在 文件 的 指定 位置"),
+        ("獲取資訊", "獲取 資訊"),  # traditional headwords are read too
     ],
 )
-def test_chinese_is_cut_into_dictionary_words(text: str, words: list[str]) -> None:
-    assert split_words(text) == words
+def test_chinese_is_cut_into_dictionary_words(text: str, words: str) -> None:
+    assert glosses.gloss(text).words == words
 
 
-def test_a_run_keeps_its_joined_form_as_a_term() -> None:
-    """A run of several words also stays one term (as a CamelCase name does), so a query
-    that writes it whole meets it."""
-    assert query_terms("获取微信") == ("获取", "微信", "获取微信")
+@pytest.mark.parametrize(
+    "text, chinese",
+    [
+        ("获取黄历", True),
+        ("获取 The Verge 新闻，包含科技创新", True),
+        (QUOTING, False),
+        ("Café crème", False),
+        ("plain English", False),
+    ],
+)
+def test_only_text_written_in_chinese_is_read_as_chinese(text: str, chinese: bool) -> None:
+    assert glosses.chinese(text) is chinese
+    assert bool(glosses.gloss(text).words) is chinese
+    assert (glosses.glossed(text) != text) is chinese
 
 
 def test_a_gloss_gives_senses_that_say_what_a_word_means() -> None:
-    said = glosses.gloss("获取黄历")
-    assert said == "to gain; to get; to acquire Chinese divination almanac"
-    assert glosses.gloss("plain English") == ""
-    assert glosses.gloss("café") == ""  # not ASCII, no Han
+    assert glosses.gloss("获取黄历").senses == (
+        "to gain; to get; to acquire Chinese divination almanac"
+    )
     # `的` reads "of" in its first entry, "a taxi" in another: the first one is glossed
-    assert glosses.gloss("的") == "of; ~'s"
+    assert glosses.gloss("的").senses == "of; ~'s"
     # pinyin references, asides and pointer senses ("variant of", "CL:") are left out
-    assert "[" not in glosses.gloss("书籍") and "CL:" not in glosses.gloss("书")
+    said = glosses.gloss("书籍，书").senses
+    assert said and "[" not in said and "CL:" not in said and "(" not in said
 
 
 def test_a_word_written_twice_is_glossed_twice() -> None:
-    once = glosses.gloss("黄历")
-    assert glosses.gloss("黄历，黄历") == f"{once} {once}"
+    once = glosses.gloss("黄历").senses
+    assert glosses.gloss("黄历，黄历").senses == f"{once} {once}"
 
 
 def test_glossed_text_keeps_the_text_first() -> None:
     assert glosses.glossed("plain") == "plain"
-    assert glosses.glossed("黄历") == "黄历\nChinese divination almanac"
+    assert glosses.glossed("黄历") == "黄历\n黄历\nChinese divination almanac"
+    # the run as written stays one term, its words are terms of their own
+    terms = query_terms(glosses.glossed("获取微信"))
+    assert terms[:3] == ("获取微信", "获取", "微信") and {"get", "wechat"} <= set(terms)
 
 
 def test_a_hostile_text_costs_what_a_long_one_does() -> None:
-    """100,000 Han characters: only the first `MAX_HAN` are cut, and the gloss stays
+    """100,000 Han characters: only the first `MAX_HAN` are cut, and the senses stay
     within `MAX_GLOSS` characters."""
     text = "获取微信读书排行榜" * 12_000
-    said = glosses.gloss(text)
-    assert 0 < len(said) <= glosses.MAX_GLOSS
-    assert len(glosses._cut(text[: glosses.MAX_HAN], glosses.dictionary() or {})) <= (
-        glosses.MAX_HAN
-    )
+    words, senses = glosses.gloss(text)
+    assert 0 < len(senses) <= glosses.MAX_GLOSS
+    assert len(words.replace(" ", "")) == glosses.MAX_HAN
     index = SearchIndex.build([document(tool("x__huge", text)), *map(document, CATALOG)])
     assert "x__huge" in index.search("best-selling books", k=8).names
 
@@ -175,12 +191,41 @@ def no_dictionary(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.mark.usefixtures("no_dictionary")
 def test_without_the_dictionary_chinese_is_indexed_as_written() -> None:
-    assert split_words("获取微信读书排行榜，热门小说") == ["获取微信读书排行榜", "热门小说"]
-    assert glosses.gloss("获取黄历") == ""
+    assert glosses.gloss("获取黄历") == glosses.Gloss()
+    assert glosses.glossed("获取黄历") == "获取黄历"
     index = SearchIndex.build([document(d) for d in CATALOG])
     assert index.search("获取微信读书排行榜", k=1).names == ("trends__get-weread-rank",)
     assert index.search("热门小说", k=1).names == ()  # a run is one term: part of one is none
     assert "trends__get-weread-rank" not in index.search("best-selling books", k=8).names
+
+
+STRAY = """
+import json
+from codegen.search import SearchIndex, document, glosses
+tools = [
+    {{"name": "a__check", "description": {quoting!r}}},
+    {{"name": "b__read_file", "description": "Read a file."}},
+]
+index = SearchIndex.build([document(t) for t in tools], semantic={semantic!r})
+names = [index.search(q, 1).names for q in ("genome accession", "read a file")]
+print(json.dumps([glosses.PACKAGE in glosses._loaded, names]))
+"""
+
+
+@pytest.mark.parametrize("semantic", [None, "auto"])
+def test_a_phrase_quoted_in_english_text_does_not_read_the_dictionary(
+    semantic: str | None,
+) -> None:
+    """One tool of 3,000 quoting a Chinese phrase would cost the index 0.25 s and 36 MB."""
+    run = subprocess.run(
+        [sys.executable, "-c", STRAY.format(quoting=QUOTING, semantic=semantic)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    read, names = json.loads(run.stdout)
+    assert read is False and names == [["a__check"], ["b__read_file"]]
 
 
 def test_an_unreadable_dictionary_is_no_dictionary(monkeypatch: pytest.MonkeyPatch) -> None:
