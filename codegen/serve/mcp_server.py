@@ -46,6 +46,25 @@ def _load_search_model() -> None:
     semantic.model()
 
 
+def _load_dictionary() -> None:
+    """Read the search's Chinese-English dictionary (`tool-codegen[search]`; nothing
+    without it) now, for an upstream that describes its tools in Chinese: 0.25 s off the
+    path of the first search."""
+    from ..search import glosses
+
+    glosses.dictionary()
+
+
+def _describes_in_chinese(tools: Tools) -> bool:
+    """Whether a tool of the listing is described in Chinese (`glosses.chinese`)."""
+    from ..search import glosses
+
+    return any(
+        isinstance(tool.get("description"), str) and glosses.chinese(tool["description"])
+        for tool in tools
+    )
+
+
 def finished(result: Any) -> Any:
     """The wire's answer to a finished call (an unknown tool is a protocol error)."""
     outcome = call_result(result)
@@ -105,7 +124,10 @@ class Host:
                 self.note(f"{upstream.label}: warning: {error}; left out")
         self._mounted[upstream.prefix] = removers
         if removers and self._past_full_tier():
-            self._warm([_load_search_model])  # while the other upstreams start
+            warmers = [_load_search_model]
+            if _describes_in_chinese(tools):
+                warmers.append(_load_dictionary)
+            self._warm(warmers)  # while the other upstreams start
         if not upstream.description:  # the config's own summary wins
             self.registry.set_server_summary(
                 upstream.prefix, server_summary(getattr(connection, "about", ()), tools)

@@ -582,7 +582,8 @@ def test_serve_loads_the_search_model_once_names_are_past_the_budget(
 ) -> None:
     """An upstream whose tools' names alone are past the budget starts the embedding
     model's load in serve's warm-up thread at once (while the others start), not at the
-    first search; within the budget nothing is loaded early."""
+    first search, and the Chinese dictionary's when it describes tools in Chinese; within
+    the budget nothing is loaded early."""
     import io
     from types import SimpleNamespace
 
@@ -606,3 +607,7 @@ def test_serve_loads_the_search_model_once_names_are_past_the_budget(
     assert asked == []
     host.mount(connection("large"), tools(60))
     assert asked == [[mcp_server._load_search_model]]
+    # an upstream describing its tools in Chinese also has the dictionary read early
+    chinese = (*tools(59), {"name": "rank", "description": "获取微信读书排行榜"})
+    host.mount(connection("zh"), chinese)
+    assert asked[-1] == [mcp_server._load_search_model, mcp_server._load_dictionary]
