@@ -74,10 +74,9 @@ def available() -> bool:
 
 
 def dictionary() -> dict[str, str] | None:
-    """headword -> its entries' senses (senses "/"-separated, entries in file order on lines of
-    their own): read on the
-    first call of the process and kept; None when the package is missing or its file cannot
-    be read (then never tried again)."""
+    """headword -> its entries' senses (senses "/"-separated, entries in file order on lines
+    of their own): read on the first call of the process and kept; None when the package is
+    missing or its file cannot be read (then never tried again)."""
     with _lock:
         if PACKAGE not in _loaded:
             _loaded[PACKAGE] = _read() if available() else None
@@ -85,8 +84,8 @@ def dictionary() -> dict[str, str] | None:
 
 
 def _read() -> dict[str, str] | None:
-    """The dictionary's Han headwords and their senses, or None when its file is unreadable
-    or holds none."""
+    """The dictionary's headwords (simplified and traditional) and their senses, or None when
+    its file is unreadable or holds none."""
     try:
         packed = importlib.resources.files(PACKAGE).joinpath(DATA).read_bytes()
         lines = gzip.decompress(packed).decode("utf-8").splitlines()
@@ -94,10 +93,10 @@ def _read() -> dict[str, str] | None:
         return None
     table: dict[str, str] = {}
     get = table.get
-    for line in lines:  # `traditional simplified [pin1 yin1] /sense/sense/`
+    for line in lines:  # `traditional simplified [pin1 yin1] /sense/sense/`, or `# comment`
         head, separator, senses = line.partition(" /")
         words = head.split(" ", 2)
-        if not separator or len(words) < 3 or line.startswith("#"):
+        if line.startswith("#") or not separator or len(words) < 3:
             continue
         senses = senses.rstrip().rstrip("/")
         for word in words[:2] if words[0] != words[1] else words[:1]:
@@ -136,13 +135,15 @@ def _cut(run: str, table: dict[str, str]) -> list[str]:
     return found
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1 << 14)
 def gloss(text: str) -> Gloss:
     """The dictionary words of a Chinese `text` (`chinese`) and their English senses, word
     by word as written (a word written twice is glossed twice, as a translation would say it
     twice: glossing each word once measured 0.01 worse), from the first `MAX_HAN` Han
     characters and within `MAX_GLOSS` characters of senses; empty for any other text or
-    when there is no dictionary."""
+    when there is no dictionary. Remembered for the 16,384 texts last asked (a catalog of
+    3,000 tools in Chinese has some 9,000; each costs 0.5 us a character to cut and gloss,
+    which a rebuild of the index, after any change of serve's tool set, would pay again)."""
     if not chinese(text):
         return Gloss()
     table = dictionary()

@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .documents import Document
-from .glosses import glossed
+from .glosses import gloss
 from .terms import split_words
 
 if TYPE_CHECKING:
@@ -242,14 +242,17 @@ def _pieces_are_words(tokenizer: Any) -> bool:
 
 def text(doc: Document) -> str:
     """What is embedded of a tool: its own name's words, title, the start of its
-    description and its parameters' names; the title's and description's Chinese words
-    followed by their English senses (`glosses`: the model knows English)."""
+    description and its parameters' names; then, for a title or description written in
+    Chinese, its words' English senses (`glosses`: the model knows English), last, so that
+    they never push the parameters' names out of `MAX_TEXT`."""
     description = doc.description[:MAX_DESCRIPTION]
     parts = (
         " ".join(split_words(doc.own_name)),
-        glossed(doc.title),
-        glossed(description),
+        doc.title,
+        description,
         " ".join(" ".join(split_words(p.name)) for p in doc.parameters),
+        gloss(doc.title).senses,
+        gloss(description).senses,
     )
     return ". ".join(part for part in parts if part)[:MAX_TEXT]
 
@@ -258,9 +261,10 @@ def query_text(query: str) -> str:
     """What is embedded of a query: its words, lower-cased and split, as a tool's name is
     (`text`), so "Get the CurrentWeather" meets `get_current_weather` token for token.
     Against the raw question (bench/README.md): BFCL R@1 +0.007 (R@5 within 0.001),
-    LiveMCPBench per step +0.007, two-tool questions +0.025. A query's Chinese words are
-    followed by their English senses (`glosses`), as a tool's are."""
-    return " ".join(split_words(glossed(query[:MAX_QUERY_CHARS])))
+    LiveMCPBench per step +0.007, two-tool questions +0.025. A question written in Chinese
+    is followed by its words' English senses (`glosses`), as a tool's text is."""
+    query = query[:MAX_QUERY_CHARS]
+    return " ".join(split_words(f"{query}\n{gloss(query).senses}"))
 
 
 class SemanticIndex:

@@ -56,7 +56,7 @@ def test_an_ordinal_or_a_plain_and_inside_a_sentence_is_no_step(question: str) -
 
 def test_a_query_is_embedded_as_its_lower_cased_words() -> None:
     assert query_text("Get the CurrentWeather, in 2024!") == "get the current weather in 2024"
-    assert query_text("😀 文件") == "文件 文件 document file"  # Chinese: its words, glossed
+    assert query_text("😀 文件") == "文件 document file"  # Chinese: its words' senses after it
 
 
 def test_capitals_do_not_change_the_semantic_ranking() -> None:
