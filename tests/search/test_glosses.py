@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from codegen.search import SearchIndex, document, glosses
 from codegen.search import index as index_module
 from codegen.search.terms import query_terms
 from conftest import ROOT
+from support import hash_seeds
 
 
 @pytest.fixture(autouse=True)
@@ -255,18 +255,7 @@ print(json.dumps([list(index.search(q, k=8).names) for q in queries]))
 @pytest.mark.parametrize("semantic", [None, "auto"])
 def test_the_same_rankings_in_every_process(semantic: str | None, tmp_path: Path) -> None:
     script = SCRIPT.format(catalog=json.dumps(CATALOG), semantic=semantic)
-    outputs = set()
-    for seed in ("0", "77"):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "HOME": str(tmp_path)}
-        run = subprocess.run(
-            [sys.executable, "-c", script],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-            cwd=ROOT,
-        )
-        outputs.add(run.stdout)
-    assert len(outputs) == 1
-    rankings = json.loads(outputs.pop())
+    printed = set(hash_seeds.outputs(script, ("0", "77"), home=tmp_path))
+    assert len(printed) == 1
+    rankings = json.loads(printed.pop())
     assert rankings[0][0] == "trends__get-weread-rank"

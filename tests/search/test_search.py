@@ -8,11 +8,8 @@ import importlib.util
 import json
 import logging
 import math
-import os
 import random
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +20,7 @@ from codegen.search.documents import MAX_DEPTH, MAX_PARAMETERS, split_name
 from codegen.search.index import MAX_QUERIES
 from codegen.search.terms import MAX_QUERY_TERMS, name_key, query_terms, split_words, stem
 from conftest import ROOT
+from support import hash_seeds
 from support.search_catalogs import QUERIES, corpus_definitions
 
 
@@ -379,6 +377,7 @@ def refuse(*args, **kwargs):
 socket.socket.connect = refuse
 socket.create_connection = refuse
 sys.path.insert(0, {tests!r})
+from support import hash_seeds
 from support.search_catalogs import QUERIES, corpus_definitions
 from codegen.search import SearchIndex, document
 semantic = {semantic!r}
@@ -400,16 +399,7 @@ def test_the_rankings_are_the_same_in_every_process(
     index: SearchIndex = request.getfixturevalue(built)
     expected = [[list(names), matched] for names, matched in rankings(index)]
     script = SCRIPT.format(tests=str(ROOT / "tests"), semantic="auto" if index.semantic else None)
-    for seed in ("0", "1", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "HOME": str(tmp_path)}
-        out = subprocess.run(
-            [sys.executable, "-c", script],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-            cwd=ROOT,
-        ).stdout
+    for out in hash_seeds.outputs(script, home=tmp_path):
         assert json.loads(out) == [expected, 0, logging.WARNING]
 
 
