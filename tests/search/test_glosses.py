@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 
+from codegen.codemode.registry import ToolSpec
 from codegen.search import SearchIndex, document, glosses
 from codegen.search import index as index_module
 from codegen.search.terms import query_terms
 from conftest import ROOT
 from support import hash_seeds
+from support.corpus_registry import corpus_registry, echo
 
 
 @pytest.fixture(autouse=True)
@@ -115,6 +117,24 @@ def test_english_tools_rank_as_before(index: SearchIndex) -> None:
     assert index.search("search books by author", k=1).names == ("books__search_books",)
 
 
+def test_code_mode_finds_a_chinese_tool_and_shows_it_as_written() -> None:
+    """Through a registry's discovery (what `catalog.search` answers): the English question
+    finds the tool, and its hit line shows the description as written, never the glosses."""
+    registry = corpus_registry()
+    for definition in CATALOG[:4]:
+        registry.register(
+            ToolSpec(
+                definition["name"],
+                definition["description"],
+                definition["inputSchema"],
+                handler=echo,
+            )
+        )
+    answer = registry.discovery().search("best-selling books and popular novels chart", k=3)
+    assert answer["names"][0] == "trends__get-weread-rank"
+    assert "畅销书籍" in answer["text"] and "best-seller" not in answer["text"]
+
+
 @pytest.mark.parametrize(
     "text, words",
     [
@@ -201,6 +221,7 @@ def test_without_the_dictionary_chinese_is_indexed_as_written() -> None:
 
 STRAY = """
 import json
+from codegen.codemode.registry import ToolSpec
 from codegen.search import SearchIndex, document, glosses
 tools = [
     {{"name": "a__check", "description": {quoting!r}}},
