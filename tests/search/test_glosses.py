@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from codegen.codemode.registry import ToolSpec
 from codegen.search import SearchIndex, document, glosses
@@ -196,6 +198,32 @@ def test_a_hostile_text_costs_what_a_long_one_does() -> None:
     assert len(words.replace(" ", "")) == glosses.MAX_HAN
     index = SearchIndex.build([document(tool("x__huge", text)), *map(document, CATALOG)])
     assert "x__huge" in index.search("best-selling books", k=8).names
+
+
+HAN_OR_NOT = st.text(
+    st.one_of(
+        st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF),
+        st.characters(min_codepoint=0x3400, max_codepoint=0x4DBF),
+        st.characters(min_codepoint=0x20000, max_codepoint=0x2A6DF),
+        st.sampled_from("，。、？！（）《》 abcXYZ_-09\n😀é"),
+    ),
+    max_size=200,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=HAN_OR_NOT, query=HAN_OR_NOT)
+def test_any_mix_of_han_and_other_text_is_indexed_and_searched(text: str, query: str) -> None:
+    """Whatever the mix: the text comes first in what is indexed, a Chinese text's words are
+    its Han characters in order, the senses stay bounded, and building and searching never
+    raise."""
+    words, senses = glosses.gloss(text)
+    assert glosses.glossed(text).startswith(text)
+    assert len(senses) <= glosses.MAX_GLOSS
+    if words:
+        assert words.replace(" ", "") == "".join(glosses.HAN.findall(text))[: glosses.MAX_HAN]
+    index = SearchIndex.build([document(tool("x__t", text)), document(CATALOG[0])])
+    assert len(index.search(query, k=3).names) <= 2
 
 
 @pytest.fixture
