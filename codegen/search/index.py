@@ -98,6 +98,7 @@ class SearchIndex:
         "_respelt_words",
         "_semantic",
         "_servers",
+        "_texts",
         "_traits",
         "_written",
     )
@@ -108,8 +109,11 @@ class SearchIndex:
         postings: dict[str, tuple[list[int], list[float]]],
         exact: dict[str, tuple[tuple[int, int], ...]],
         semantic: SemanticIndex | None = None,
+        texts: list[tuple[str, ...]] | None = None,
     ) -> None:
         self._documents = documents
+        self._texts = texts if texts is not None else [_texts(doc) for doc in documents]
+        """Each document's field texts (`_texts`), as the build indexed them."""
         self._written: frozenset[str] | None = None
         """The words of the documents' texts a respelling can be (`_written_words`), worked
         out when a query first has an unknown word."""
@@ -156,7 +160,7 @@ class SearchIndex:
         memo = _memo()
         memo.learn(texts)
         postings = _postings(texts, weights, memo)
-        return cls(docs, postings, _exact_names(docs, texts, memo), ranker)
+        return cls(docs, postings, _exact_names(docs, texts, memo), ranker, texts)
 
     @property
     def semantic(self) -> bool:
@@ -332,10 +336,9 @@ class SearchIndex:
         distinct chunk cut once: some 40 ms at 1 MB of tool text, once per index."""
         written = self._written
         if written is None:
-            texts = dict.fromkeys(chain.from_iterable(map(_texts, self._documents)))
+            texts = set(chain.from_iterable(self._texts))
             found = set(chain.from_iterable(map(chunks, texts)))
-            written = frozenset(spellable(chain.from_iterable(map(words, found))))
-            self._written = written
+            written = self._written = spellable(chain.from_iterable(map(words, found)))
         return written
 
     def _idf_of(self, term: str, docs: list[int]) -> float:

@@ -199,17 +199,12 @@ def unknown_words(query: str, known: Callable[[str], bool]) -> list[str]:
     return list(found)
 
 
-def spellable(written: Iterable[str]) -> tuple[str, ...]:
-    """The distinct words of `written` that are one edit from a word `unknown_words` may
-    pick: ASCII letters only, from `MIN_MISSPELT` - 1 to `MAX_RESPELT_LETTERS` + 1 of
-    them, in order."""
+def spellable(written: Iterable[str]) -> frozenset[str]:
+    """The words of `written` that are one edit from a word `unknown_words` may pick: ASCII
+    letters only, from `MIN_MISSPELT` - 1 to `MAX_RESPELT_LETTERS` + 1 of them."""
     low, high = MIN_MISSPELT - 1, MAX_RESPELT_LETTERS + 1
-    return tuple(
-        dict.fromkeys(
-            word
-            for word in written
-            if low <= len(word) <= high and word.isascii() and word.isalpha()
-        )
+    return frozenset(
+        word for word in written if low <= len(word) <= high and word.isascii() and word.isalpha()
     )
 
 

@@ -56,11 +56,15 @@ def _load_dictionary() -> None:
 
 
 def _describes_in_chinese(tools: Tools) -> bool:
-    """Whether a tool of the listing is described in Chinese (`glosses.chinese`)."""
+    """Whether a tool of the listing is described in Chinese (`glosses.chinese`), judged on
+    the part of each description the search reads (`documents.MAX_DESCRIPTION` characters):
+    an upstream's 100 MB description costs what its first 8,000 characters do."""
     from ..search import glosses
+    from ..search.documents import MAX_DESCRIPTION
 
     return any(
-        isinstance(tool.get("description"), str) and glosses.chinese(tool["description"])
+        isinstance(description := tool.get("description"), str)
+        and glosses.chinese(description[:MAX_DESCRIPTION])
         for tool in tools
     )
 

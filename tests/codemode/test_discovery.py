@@ -611,3 +611,13 @@ def test_serve_loads_the_search_model_once_names_are_past_the_budget(
     chinese = (*tools(59), {"name": "rank", "description": "获取微信读书排行榜"})
     host.mount(connection("zh"), chinese)
     assert asked[-1] == [mcp_server._load_search_model, mcp_server._load_dictionary]
+    # a hostile listing's huge descriptions are judged on what the search reads of them
+    from codegen.search import documents, glosses
+
+    judged: list[int] = []
+    chinese_text = glosses.chinese
+    monkeypatch.setattr(glosses, "chinese", lambda t: judged.append(len(t)) or chinese_text(t))
+    huge = "é" * 50_000_000 + "获取微信读书排行榜"  # Chinese only past the part read
+    host.mount(connection("huge"), (*tools(59), {"name": "big", "description": huge}))
+    assert judged and max(judged) <= documents.MAX_DESCRIPTION
+    assert asked[-1] == [mcp_server._load_search_model]
