@@ -333,7 +333,7 @@ class SearchIndex:
         (`terms.spellable`): this catalog's words only, so a respelling is the same whatever
         else the process indexed (serve builds an index per scope and tool set; the process
         memo holds them all). Worked out when a query first has an unknown word, each
-        distinct chunk cut once: some 40 ms at 1 MB of tool text, once per index."""
+        distinct chunk cut once: some 30 ms at 1 MB of tool text, once per index."""
         written = self._written
         if written is None:
             texts = set(chain.from_iterable(self._texts))
